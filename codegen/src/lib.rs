@@ -1,0 +1,1 @@
+//! OpenCL C and CUDA C code generation from the kernel IR.

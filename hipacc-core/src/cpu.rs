@@ -1,0 +1,185 @@
+//! What the CPU backend's compiled kernel bodies read through.
+//!
+//! `#[kernel_body]` compiles the body a second time as ordinary Rust, with
+//! each `self.acc.at(dx, dy)` turned into [`CpuRead::read`] on the field's
+//! view. The backend instantiates the body twice: with [`Interior`] for
+//! pixels whose every read is inside the image (no checks, so LLVM
+//! vectorises the row loop) and with [`Border`] for the strips along the
+//! edges, where the boundary condition is applied on every read using the
+//! index maths of [`crate::boundary`].
+
+use crate::boundary::BoundaryMode;
+use crate::image::ReadGuard;
+use crate::{Accessor, Boundary, Domain, Mask, Pixel, Result};
+
+/// Whether reads are checked against the image edges.
+pub trait ReadMode: 'static {
+    /// True: apply the boundary condition. False: reads are known inside.
+    const CHECKED: bool;
+}
+
+/// Reads known to be inside the image: no checks.
+pub enum Interior {}
+impl ReadMode for Interior {
+    const CHECKED: bool = false;
+}
+
+/// Reads that may leave the image: boundary condition on every read.
+pub enum Border {}
+impl ReadMode for Border {
+    const CHECKED: bool = true;
+}
+
+/// A field that `self.field.at(dx, dy)` reads in a CPU kernel body.
+pub trait CpuRead {
+    /// The value read.
+    type Out;
+    /// The value at offset `(dx, dy)` for output pixel `(x, y)`.
+    ///
+    /// # Safety
+    /// With `M = Interior` the read must be inside the accessor's region.
+    unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> Self::Out;
+}
+
+/// The positions a `reduce`/`convolve`/`iterate` visits, row-major.
+pub trait CpuWindow {
+    /// Offsets `(dx, dy)` from the centre.
+    fn positions(&self) -> &[(i32, i32)];
+}
+
+/// An accessor as the CPU backend reads it: host pixels under a read lock,
+/// plus the mapping from output pixel to image position.
+pub struct AccessorView<'a, T> {
+    pixels: ReadGuard<'a, T>,
+    stride: isize,
+    /// Absolute column of output column 0 (region origin minus space origin).
+    ox: isize,
+    /// Absolute row of output row 0.
+    oy: isize,
+    /// Region origin and size.
+    rx: isize,
+    ry: isize,
+    rw: isize,
+    rh: isize,
+    mode: BoundaryMode,
+    constant: T,
+}
+
+impl<'a, T: Pixel> AccessorView<'a, T> {
+    /// The view of `acc` for an iteration space with origin `origin`.
+    pub fn new(acc: &'a Accessor<T>, origin: (usize, usize)) -> Result<Self> {
+        let r = acc.region();
+        let img = acc.image();
+        r.check_in(img.width(), img.height())?;
+        Ok(AccessorView {
+            pixels: img.read()?,
+            stride: img.width() as isize,
+            ox: r.x as isize - origin.0 as isize,
+            oy: r.y as isize - origin.1 as isize,
+            rx: r.x as isize,
+            ry: r.y as isize,
+            rw: r.width as isize,
+            rh: r.height as isize,
+            mode: acc.boundary().mode(),
+            constant: match acc.boundary() {
+                Boundary::Constant(c) => c,
+                _ => T::default(),
+            },
+        })
+    }
+}
+
+impl<T: Pixel> CpuRead for AccessorView<'_, T> {
+    type Out = T;
+    #[inline(always)]
+    unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> T {
+        let ix = x + self.ox + dx as isize;
+        let iy = y + self.oy + dy as isize;
+        if !M::CHECKED {
+            let i = iy * self.stride + ix;
+            debug_assert!(
+                ix >= self.rx && ix < self.rx + self.rw && iy >= self.ry && iy < self.ry + self.rh,
+                "bug: interior read ({ix}, {iy}) outside the region"
+            );
+            // SAFETY: the caller guarantees the read is inside the region,
+            // which is inside the image (checked in `new`).
+            return unsafe { *self.pixels.get_unchecked(i as usize) };
+        }
+        let (rel_x, rel_y) = ((ix - self.rx) as i64, (iy - self.ry) as i64);
+        let (w, h) = (self.rw as i64, self.rh as i64);
+        let (cx, cy) = match (self.mode.remap(rel_x, w), self.mode.remap(rel_y, h)) {
+            (Some(cx), Some(cy)) => (cx, cy),
+            _ if self.mode == BoundaryMode::Constant => return self.constant,
+            _ => {
+                debug_assert!(
+                    false,
+                    "read ({ix}, {iy}) outside the image with an Undefined boundary"
+                );
+                (rel_x.clamp(0, w - 1), rel_y.clamp(0, h - 1))
+            }
+        };
+        self.pixels[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
+    }
+}
+
+/// A mask as the CPU backend reads it.
+pub struct MaskView<'a, T> {
+    coefficients: &'a [T],
+    width: isize,
+    height: isize,
+    positions: Vec<(i32, i32)>,
+}
+
+impl<'a, T: Pixel> MaskView<'a, T> {
+    /// The view of `mask`.
+    pub fn new(mask: &'a Mask<T>) -> Self {
+        let (w, h) = (mask.width() as i32, mask.height() as i32);
+        MaskView {
+            coefficients: mask.coefficients(),
+            width: w as isize,
+            height: h as isize,
+            positions: (0..h)
+                .flat_map(|y| (0..w).map(move |x| (x - w / 2, y - h / 2)))
+                .collect(),
+        }
+    }
+}
+
+impl<T: Pixel> CpuRead for MaskView<'_, T> {
+    type Out = T;
+    #[inline(always)]
+    unsafe fn read<M: ReadMode>(&self, _x: isize, _y: isize, dx: i32, dy: i32) -> T {
+        let ix = dx as isize + self.width / 2;
+        let iy = dy as isize + self.height / 2;
+        if ix < 0 || iy < 0 || ix >= self.width || iy >= self.height {
+            return T::default();
+        }
+        self.coefficients[(iy * self.width + ix) as usize]
+    }
+}
+
+impl<T> CpuWindow for MaskView<'_, T> {
+    fn positions(&self) -> &[(i32, i32)] {
+        &self.positions
+    }
+}
+
+/// A domain as the CPU backend reads it.
+pub struct DomainView {
+    positions: Vec<(i32, i32)>,
+}
+
+impl DomainView {
+    /// The view of `domain`.
+    pub fn new(domain: &Domain) -> Self {
+        DomainView {
+            positions: domain.positions(),
+        }
+    }
+}
+
+impl CpuWindow for DomainView {
+    fn positions(&self) -> &[(i32, i32)] {
+        &self.positions
+    }
+}

@@ -1,0 +1,45 @@
+//! DSL types and kernel IR of hipacc, an image-processing DSL compiler.
+//!
+//! Users describe kernels as Rust structs deriving [`Kernel`] whose fields are
+//! [`Accessor`]s, [`Mask`]s, [`Domain`]s and scalar parameters, with a body
+//! captured by `#[kernel_body]`. This crate holds those types, the IR the body
+//! becomes ([`ir`]) and the evaluator that defines what every backend must
+//! compute. Most users depend on the `hipacc` crate, which re-exports this one
+//! and adds the backends.
+
+#![warn(missing_docs)]
+
+extern crate self as hipacc_core;
+
+mod accessor;
+pub mod boundary;
+pub mod cpu;
+mod domain;
+mod error;
+pub mod image;
+pub mod ir;
+pub mod kernel;
+mod mask;
+mod pixel;
+mod rect;
+mod space;
+
+pub use accessor::{Accessor, Interpolation};
+pub use boundary::{Boundary, BoundaryMode};
+pub use domain::Domain;
+pub use error::{Error, Result};
+pub use hipacc_macros::{kernel_body, Kernel};
+pub use image::Image;
+pub use ir::ReduceOp;
+pub use kernel::{Bindings, Kernel, KernelBody, KernelField, KernelFields};
+pub use mask::Mask;
+pub use pixel::{LaneScalar, Pixel, Reducible, Rgba};
+pub use rect::Rect;
+pub use space::IterationSpace;
+
+/// Names a kernel body uses unqualified: `reduce`, `convolve`, `iterate`,
+/// `x`, `y` and the reduction operators. These functions exist so that the
+/// body is valid Rust for IDEs; `#[kernel_body]` rewrites every call to them.
+pub mod dsl {
+    pub use crate::ir::ReduceOp::{Max, Min, Prod, Sum};
+}
