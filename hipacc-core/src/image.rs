@@ -255,6 +255,56 @@ pub trait DynImage: Send + Sync {
     fn set_values(&self, values: &[Value]) -> Result<()>;
     /// The concrete `Image<T>`'s shared state, for downcasting.
     fn as_any(&self) -> &dyn Any;
+    /// Runs `f` on the storage under the write lock, with pixels as bytes:
+    /// how GPU backends upload, download and keep their device copies.
+    fn with_storage(&self, f: &mut dyn FnMut(&mut dyn ErasedStorage) -> Result<()>) -> Result<()>;
+}
+
+/// An image's [`Storage`] with the pixels as bytes, for backends.
+pub trait ErasedStorage {
+    /// Host pixels as bytes (row-major, tightly packed).
+    fn host_bytes(&self) -> &[u8];
+    /// Host pixels as mutable bytes.
+    fn host_bytes_mut(&mut self) -> &mut [u8];
+    /// Whether the host copy is current.
+    fn host_valid(&self) -> bool;
+    /// Marks the host copy current or stale.
+    fn set_host_valid(&mut self, valid: bool);
+    /// The device copy slot.
+    fn device(&mut self) -> &mut Option<Box<dyn DeviceBuffer>>;
+    /// Whether the device copy is current.
+    fn device_valid(&self) -> bool;
+    /// Marks the device copy current or stale.
+    fn set_device_valid(&mut self, valid: bool);
+    /// Makes the host copy current (downloads if needed).
+    fn sync_to_host(&mut self) -> Result<()>;
+}
+
+impl<T: Pixel> ErasedStorage for Storage<T> {
+    fn host_bytes(&self) -> &[u8] {
+        as_bytes(&self.host)
+    }
+    fn host_bytes_mut(&mut self) -> &mut [u8] {
+        as_bytes_mut(&mut self.host)
+    }
+    fn host_valid(&self) -> bool {
+        self.host_valid
+    }
+    fn set_host_valid(&mut self, valid: bool) {
+        self.host_valid = valid;
+    }
+    fn device(&mut self) -> &mut Option<Box<dyn DeviceBuffer>> {
+        &mut self.device
+    }
+    fn device_valid(&self) -> bool {
+        self.device_valid
+    }
+    fn set_device_valid(&mut self, valid: bool) {
+        self.device_valid = valid;
+    }
+    fn sync_to_host(&mut self) -> Result<()> {
+        Storage::sync_to_host(self)
+    }
 }
 
 impl<T: Pixel> DynImage for ImageShared<T> {
@@ -283,6 +333,9 @@ impl<T: Pixel> DynImage for ImageShared<T> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn with_storage(&self, f: &mut dyn FnMut(&mut dyn ErasedStorage) -> Result<()>) -> Result<()> {
+        f(&mut *self.storage_write())
     }
 }
 

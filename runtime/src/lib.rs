@@ -4,3 +4,22 @@
 extern crate self as hipacc;
 
 pub use hipacc_core as core;
+
+mod cpu;
+mod device;
+mod error;
+mod execute;
+
+pub use device::{BackendKind, Device};
+pub use error::{Error, Result};
+pub use execute::Execute;
+
+/// Everything a kernel author needs: `use hipacc::prelude::*;`.
+pub mod prelude {
+    pub use crate::{Device, Execute};
+    pub use hipacc_core::dsl::*;
+    pub use hipacc_core::{
+        kernel_body, Accessor, Boundary, Domain, Image, Interpolation, IterationSpace, Kernel,
+        Mask, Rect, Rgba,
+    };
+}

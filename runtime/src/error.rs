@@ -1,0 +1,51 @@
+//! The error type of the runtime.
+
+use thiserror::Error;
+
+/// Errors of devices, compilation and launches.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An error of the DSL types, the IR or the evaluator.
+    #[error(transparent)]
+    Core(#[from] hipacc_core::Error),
+    /// A backend that is not compiled in or whose runtime is missing.
+    #[error("{backend} backend unavailable: {reason}")]
+    BackendUnavailable {
+        /// `opencl`, `cuda`, ...
+        backend: String,
+        /// What is missing and how to install it.
+        reason: String,
+    },
+    /// An unknown backend name.
+    #[error("unknown backend `{0}` (expected cpu, opencl, cuda or auto)")]
+    UnknownBackend(String),
+    /// Generated code failed to build on the device.
+    #[error("kernel `{kernel}` failed to build for {device}; source: {source_path}\n{log}")]
+    Compile {
+        /// Kernel name.
+        kernel: String,
+        /// Device name.
+        device: String,
+        /// Where the generated source was written.
+        source_path: String,
+        /// The compiler's log.
+        log: String,
+    },
+    /// A launch or transfer failed on the device.
+    #[error("{backend} launch of `{kernel}` failed: {message}")]
+    Launch {
+        /// Backend name.
+        backend: String,
+        /// Kernel name.
+        kernel: String,
+        /// The driver's message.
+        message: String,
+    },
+    /// A configuration that the device cannot run.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,19 @@
+//! `execute`: running a kernel on a device.
+
+use crate::device::DeviceInner;
+use crate::{Device, Result};
+use hipacc_core::{IterationSpace, Kernel};
+
+/// Runs kernels. Implemented for every [`Kernel`]; in the prelude.
+pub trait Execute: Kernel {
+    /// Computes every pixel of `space` on `device`.
+    fn execute(&self, device: &Device, space: &IterationSpace<Self::Output>) -> Result<()>;
+}
+
+impl<K: Kernel> Execute for K {
+    fn execute(&self, device: &Device, space: &IterationSpace<K::Output>) -> Result<()> {
+        match device.inner() {
+            DeviceInner::Cpu => crate::cpu::execute(self, space),
+        }
+    }
+}
