@@ -1,15 +1,60 @@
-//! Procedural macros of hipacc.
+//! Procedural macros of hipacc: `#[derive(Kernel)]` and `#[kernel_body]`.
+//!
+//! Users reach them through `hipacc_core` (or the `hipacc` facade), which
+//! documents the kernel language. Each entry point here only converts tokens
+//! and calls its `*_impl` function:
+//!
+//! - [`derive.rs`](derive) checks the struct and implements `KernelFields`;
+//! - [`kernel_body.rs`](kernel_body) reads the `kernel()` method, checks its
+//!   body against the kernel subset ([`body`]) and implements `KernelBody`
+//!   with the captured surface AST ([`emit_surface`]) and the body compiled
+//!   for the CPU ([`emit_cpu`]).
+//!
+//! Every rejected construct is reported with a span and a hint, all of them
+//! at once ([`diag`]); emitted code names the core crate through
+//! [`paths`] only.
+
+mod body;
+mod derive;
+mod diag;
+mod emit_cpu;
+mod emit_surface;
+mod kernel_body;
+mod paths;
+mod types;
+
 use proc_macro::TokenStream;
 
-/// Derives `hipacc_core::KernelFields`.
+/// Derives `KernelFields` for a kernel struct.
+///
+/// The struct has named fields of types `Accessor<T>`, `Mask<T>`, `Domain`
+/// or a scalar parameter (`u8 u16 i32 u32 f32 f64`), and the attribute
+/// `#[kernel(output = T)]` giving its output pixel type (a scalar or
+/// `Rgba<f32>`/`Rgba<u8>`). `#[kernel(crate = path)]` overrides the path of
+/// the core crate in the generated code.
 #[proc_macro_derive(Kernel, attributes(kernel))]
 pub fn derive_kernel(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    derive::derive_kernel_impl(input.into())
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
 }
 
-/// Captures a kernel body.
+/// Captures the body of `impl Name { fn kernel(&self) -> T { .. } }` and
+/// implements `KernelBody` for `Name`.
+///
+/// The body is checked against the kernel subset (anything else is a
+/// compile error with a hint), captured as a surface AST for the IR and
+/// compiled as Rust for the CPU backend. `#[kernel_body(crate = path)]`
+/// overrides the path of the core crate in the generated code.
 #[proc_macro_attribute]
-pub fn kernel_body(_attr: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn kernel_body(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let (attr, item) = (attr.into(), item.into());
+    match kernel_body::kernel_body_impl(&attr, &item) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => {
+            let fallback = kernel_body::fallback_impl(attr, &item);
+            let errors = e.to_compile_error();
+            quote::quote!(#errors #fallback).into()
+        }
+    }
 }

@@ -1,0 +1,109 @@
+//! Syntactic classification of the types a kernel may name: scalars, pixel
+//! types and field types. Types are recognised by name (the last path
+//! segment), since a macro cannot resolve them.
+
+use quote::ToTokens;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// The scalar types of pixels and parameters, as written in Rust.
+pub(crate) const SCALARS: [&str; 6] = ["u8", "u16", "i32", "u32", "f32", "f64"];
+
+/// The list of allowed pixel types, for messages.
+pub(crate) const PIXELS_TEXT: &str = "u8, u16, i32, u32, f32, f64, Rgba<f32> or Rgba<u8>";
+
+/// The list of allowed scalar types, for messages.
+pub(crate) const SCALARS_TEXT: &str = "u8, u16, i32, u32, f32, f64";
+
+/// What a kernel struct field is, by its type's last path segment.
+pub(crate) enum FieldKind<'a> {
+    /// `Accessor<T>` with its pixel type.
+    Accessor(&'a Type),
+    /// `Mask<T>` with its coefficient type.
+    Mask(&'a Type),
+    /// `Domain`.
+    Domain,
+    /// A scalar parameter.
+    Scalar,
+    /// `Accessor`/`Mask` without exactly one type argument.
+    MissingArgument(&'static str),
+    /// Anything else.
+    Unknown,
+}
+
+/// Classifies a field type.
+pub(crate) fn field_kind(ty: &Type) -> FieldKind<'_> {
+    if scalar_name(ty).is_some() {
+        return FieldKind::Scalar;
+    }
+    let Some((name, args)) = last_segment(ty) else {
+        return FieldKind::Unknown;
+    };
+    match (name.as_str(), one_type_argument(args)) {
+        ("Accessor", Some(t)) => FieldKind::Accessor(t),
+        ("Mask", Some(t)) => FieldKind::Mask(t),
+        ("Accessor", None) => FieldKind::MissingArgument("Accessor"),
+        ("Mask", None) => FieldKind::MissingArgument("Mask"),
+        ("Domain", _) if args.is_empty() => FieldKind::Domain,
+        _ => FieldKind::Unknown,
+    }
+}
+
+/// The name of a scalar type (`f32`), if `ty` is one.
+pub(crate) fn scalar_name(ty: &Type) -> Option<&'static str> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let ident = p.path.get_ident()?;
+    SCALARS.iter().copied().find(|s| ident == s)
+}
+
+/// The canonical name of a pixel type (`f32`, `Rgba<u8>`), if `ty` is one
+/// of the allowed pixel types.
+pub(crate) fn pixel_name(ty: &Type) -> Option<String> {
+    if let Some(s) = scalar_name(ty) {
+        return Some(s.to_string());
+    }
+    let (name, args) = last_segment(ty)?;
+    let lane = scalar_name(one_type_argument(args)?)?;
+    (name == "Rgba" && matches!(lane, "f32" | "u8")).then(|| format!("Rgba<{lane}>"))
+}
+
+/// The lane type of `Rgba<T>` for any scalar `T`, if `ty` is one.
+pub(crate) fn rgba_lane(ty: &Type) -> Option<&'static str> {
+    let (name, args) = last_segment(ty)?;
+    if name != "Rgba" {
+        return None;
+    }
+    scalar_name(one_type_argument(args)?)
+}
+
+/// A type as the user wrote it, for messages (`Rgba<f64>`).
+pub(crate) fn type_text(ty: &Type) -> String {
+    let text = ty.to_token_stream().to_string();
+    text.replace(" < ", "<")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" :: ", "::")
+}
+
+fn last_segment(ty: &Type) -> Option<(String, &PathArguments)> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let seg = p.path.segments.last()?;
+    Some((seg.ident.to_string(), &seg.arguments))
+}
+
+fn one_type_argument(args: &PathArguments) -> Option<&Type> {
+    let PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    let mut it = a.args.iter();
+    match (it.next(), it.next()) {
+        (Some(GenericArgument::Type(t)), None) => Some(t),
+        _ => None,
+    }
+}
