@@ -65,6 +65,39 @@ pub enum Error {
         /// Image id.
         image: u64,
     },
+    /// A read outside an accessor's region whose boundary is `Undefined`.
+    #[error("kernel `{kernel}`: output pixel ({x}, {y}) reads accessor `{accessor}` at ({ax}, {ay}), outside its {width}x{height} region, and its boundary is Undefined; give the accessor a boundary condition")]
+    UndefinedRead {
+        /// Kernel name.
+        kernel: String,
+        /// Accessor field.
+        accessor: String,
+        /// Output pixel x.
+        x: i64,
+        /// Output pixel y.
+        y: i64,
+        /// Position read, relative to the accessor's region.
+        ax: i64,
+        /// Position read, relative to the accessor's region.
+        ay: i64,
+        /// Region width.
+        width: usize,
+        /// Region height.
+        height: usize,
+    },
+    /// A kernel failed at one pixel (integer division by zero, `clamp` with
+    /// crossed bounds, ...).
+    #[error("kernel `{kernel}` at output pixel ({x}, {y}): {message}")]
+    Evaluation {
+        /// Kernel name.
+        kernel: String,
+        /// Output pixel x.
+        x: i64,
+        /// Output pixel y.
+        y: i64,
+        /// What went wrong.
+        message: String,
+    },
     /// Moving data between host and a device failed.
     #[error("device transfer failed: {0}")]
     Transfer(String),

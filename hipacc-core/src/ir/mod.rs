@@ -7,14 +7,18 @@
 //! types as rustc does, giving a [`Kernel`]; [`footprint`] derives each
 //! accessor's window.
 
+pub mod eval;
 mod expr;
+pub mod footprint;
 mod kernel;
 mod lower;
 mod stmt;
 pub mod surface;
 mod types;
 
+pub use eval::{evaluate, evaluate_kernel};
 pub use expr::{BinaryOp, Expr, ExprKind, Intrinsic, ReduceOp, UnaryOp, Window};
+pub use footprint::{footprints, Footprint};
 pub use kernel::{AccessorSlot, DomainSlot, Kernel, MaskSlot, ParamSlot};
 pub use lower::lower;
 pub use stmt::{Block, Stmt, VarId, VarInfo};
