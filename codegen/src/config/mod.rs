@@ -1,0 +1,379 @@
+//! Variant configurations: one value on each axis code generation varies.
+//!
+//! A [`Config`] is plain data. [`Config::choose`] picks one from the
+//! architecture model's defaults and the kernel's footprints, an override
+//! ([`ConfigOverride`], e.g. from `HIPACC_CONFIG`) replaces any axis, and
+//! [`Config::validate`] / [`Config::validate_for`] check it against the target
+//! (and the kernel). [`Config::enumerate`] lists every valid config, the
+//! search space of the explore mode; [`Config::families`] one config per
+//! variant family, for conformance tests.
+
+mod choose;
+mod parse;
+
+pub use parse::{ConfigOverride, ENV_VAR};
+
+use crate::arch::Target;
+use crate::passes::footprint::Footprint;
+use crate::{Error, Result};
+use hipacc_core::ir::{Kernel, Type};
+
+/// How reads outside an accessor's region are handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BoundaryScheme {
+    /// Nine border regions + interior + fallback: each block runs the body
+    /// specialised for its region (checks only on the sides that need them),
+    /// chosen from region starts computed on the host. Row-only or
+    /// column-only footprints drop the regions they do not need.
+    Regions,
+    /// One body with boundary checks on every read.
+    Generic,
+}
+
+/// Where an accessor's pixels are read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemoryKind {
+    /// Plain global memory.
+    Global,
+    /// The read-only path: `const __restrict__` + `__ldg` (CUDA),
+    /// `const __global T* restrict` (OpenCL).
+    ReadOnly,
+    /// A texture object (CUDA, over the linear buffer) or an `image2d_t`
+    /// (OpenCL).
+    Texture,
+    /// A tile of the block's footprint staged in shared (local) memory with a
+    /// barrier, rows padded against bank conflicts. Needs a bounded footprint.
+    LocalTile,
+}
+
+/// Output rows computed by one thread (thread coarsening along y).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PixelsPerThread {
+    /// One row.
+    One,
+    /// Four rows, a block height apart.
+    Four,
+    /// Eight rows, a block height apart.
+    Eight,
+}
+
+/// How mask coefficients reach the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MaskHandling {
+    /// Coefficients known when the IR is built are printed as literals and
+    /// the window loops unrolled (constant-folded).
+    Literal,
+    /// Coefficients are passed at launch in constant memory.
+    ConstantMemory,
+}
+
+/// Threads per block along x and y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockShape {
+    /// Threads along x (consecutive pixels of a row).
+    pub x: u32,
+    /// Threads along y.
+    pub y: u32,
+}
+
+/// One point of the variant space. `memory` has one entry per accessor slot
+/// of the kernel, in slot order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// Boundary handling.
+    pub boundary: BoundaryScheme,
+    /// Memory kind per accessor.
+    pub memory: Vec<MemoryKind>,
+    /// Rows per thread.
+    pub pixels_per_thread: PixelsPerThread,
+    /// Threads per block.
+    pub block: BlockShape,
+    /// Mask coefficients.
+    pub masks: MaskHandling,
+}
+
+impl BoundaryScheme {
+    /// Both schemes.
+    pub const ALL: [BoundaryScheme; 2] = [BoundaryScheme::Regions, BoundaryScheme::Generic];
+    /// The override-syntax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundaryScheme::Regions => "regions",
+            BoundaryScheme::Generic => "generic",
+        }
+    }
+}
+
+impl MemoryKind {
+    /// Every kind.
+    pub const ALL: [MemoryKind; 4] = [
+        MemoryKind::Global,
+        MemoryKind::ReadOnly,
+        MemoryKind::Texture,
+        MemoryKind::LocalTile,
+    ];
+    /// The override-syntax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryKind::Global => "global",
+            MemoryKind::ReadOnly => "readonly",
+            MemoryKind::Texture => "texture",
+            MemoryKind::LocalTile => "local",
+        }
+    }
+    /// One letter, for variant keys.
+    pub fn letter(self) -> char {
+        match self {
+            MemoryKind::Global => 'g',
+            MemoryKind::ReadOnly => 'r',
+            MemoryKind::Texture => 't',
+            MemoryKind::LocalTile => 'l',
+        }
+    }
+}
+
+impl PixelsPerThread {
+    /// Every value.
+    pub const ALL: [PixelsPerThread; 3] = [
+        PixelsPerThread::One,
+        PixelsPerThread::Four,
+        PixelsPerThread::Eight,
+    ];
+    /// The number of rows.
+    pub const fn get(self) -> u32 {
+        match self {
+            PixelsPerThread::One => 1,
+            PixelsPerThread::Four => 4,
+            PixelsPerThread::Eight => 8,
+        }
+    }
+    /// The value for a row count of 1, 4 or 8.
+    pub fn from_count(n: u32) -> Option<PixelsPerThread> {
+        PixelsPerThread::ALL.into_iter().find(|p| p.get() == n)
+    }
+}
+
+impl MaskHandling {
+    /// The override-syntax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskHandling::Literal => "literal",
+            MaskHandling::ConstantMemory => "constant",
+        }
+    }
+}
+
+impl BlockShape {
+    /// The block shapes the explore mode tries (filtered by target limits).
+    pub const CANDIDATES: &'static [BlockShape] = &[
+        BlockShape { x: 32, y: 1 },
+        BlockShape { x: 64, y: 1 },
+        BlockShape { x: 128, y: 1 },
+        BlockShape { x: 256, y: 1 },
+        BlockShape { x: 16, y: 8 },
+        BlockShape { x: 16, y: 16 },
+        BlockShape { x: 32, y: 2 },
+        BlockShape { x: 32, y: 4 },
+        BlockShape { x: 32, y: 8 },
+        BlockShape { x: 32, y: 16 },
+        BlockShape { x: 64, y: 2 },
+        BlockShape { x: 64, y: 4 },
+        BlockShape { x: 128, y: 4 },
+    ];
+    /// Threads in the block.
+    pub const fn threads(self) -> u32 {
+        self.x * self.y
+    }
+    /// Checks the block against the target's limits.
+    pub fn validate(self, target: &Target) -> std::result::Result<(), String> {
+        if self.x == 0 || self.y == 0 {
+            return Err(format!("block {}x{} is empty", self.x, self.y));
+        }
+        if self.x > target.max_block_dims[0] || self.y > target.max_block_dims[1] {
+            return Err(format!(
+                "block {}x{} exceeds the maximum block dimensions {}x{}",
+                self.x, self.y, target.max_block_dims[0], target.max_block_dims[1]
+            ));
+        }
+        if self.x.saturating_mul(self.y) > target.max_threads_per_block {
+            return Err(format!(
+                "block {}x{} has {} threads, more than the maximum of {} per block",
+                self.x,
+                self.y,
+                self.x.saturating_mul(self.y),
+                target.max_threads_per_block
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// A config with `accessors` accessors on global memory, generic boundary
+    /// checks, one pixel per thread and literal masks.
+    pub fn uniform(accessors: usize, block: BlockShape) -> Config {
+        Config {
+            boundary: BoundaryScheme::Generic,
+            memory: vec![MemoryKind::Global; accessors],
+            pixels_per_thread: PixelsPerThread::One,
+            block,
+            masks: MaskHandling::Literal,
+        }
+    }
+
+    /// A short, stable key of the variant, usable in C identifiers and file
+    /// names: `reg_b32x4_p4_mgl_kl` is regions, a 32x4 block, 4 rows per
+    /// thread, accessor 0 global and accessor 1 tiled, literal masks.
+    pub fn key(&self) -> String {
+        let b = match self.boundary {
+            BoundaryScheme::Regions => "reg",
+            BoundaryScheme::Generic => "gen",
+        };
+        let m: String = self.memory.iter().map(|m| m.letter()).collect();
+        let k = match self.masks {
+            MaskHandling::Literal => "kl",
+            MaskHandling::ConstantMemory => "kc",
+        };
+        format!(
+            "{b}_b{}x{}_p{}_m{m}_{k}",
+            self.block.x,
+            self.block.y,
+            self.pixels_per_thread.get()
+        )
+    }
+
+    /// Rows of output one block covers.
+    pub fn rows_per_block(&self) -> u32 {
+        self.block.y * self.pixels_per_thread.get()
+    }
+
+    /// Checks the limits of the target that do not depend on the kernel:
+    /// block dimensions and threads, texture support.
+    pub fn validate(&self, target: &Target) -> Result<()> {
+        let fail = |reason: String| {
+            Err(Error::InvalidConfig {
+                config: self.to_string(),
+                target: target.name.to_string(),
+                reason,
+            })
+        };
+        if let Err(reason) = self.block.validate(target) {
+            return fail(reason);
+        }
+        if !target.has_images && self.memory.contains(&MemoryKind::Texture) {
+            return fail("the target has no images/textures".into());
+        }
+        Ok(())
+    }
+
+    /// [`Config::validate`], plus the checks that need the kernel: one memory
+    /// kind per accessor; tiles only for bounded footprints without
+    /// interpolation, fitting in shared memory together; textures not for
+    /// `f64` pixels; literal masks only for masks known at IR-build time;
+    /// `f64` only where the target has it.
+    pub fn validate_for(&self, kernel: &Kernel, target: &Target) -> Result<()> {
+        self.validate(target)?;
+        let fail = |reason: String| {
+            Err(Error::InvalidConfig {
+                config: self.to_string(),
+                target: target.name.to_string(),
+                reason,
+            })
+        };
+        if self.memory.len() != kernel.accessors.len() {
+            return fail(format!(
+                "{} memory kinds given for {} accessors",
+                self.memory.len(),
+                kernel.accessors.len()
+            ));
+        }
+        let fps = crate::passes::footprint::footprints(kernel);
+        let mut shared = 0u64;
+        for (i, (acc, &mem)) in kernel.accessors.iter().zip(&self.memory).enumerate() {
+            if mem == MemoryKind::Texture && !texture_capable(acc.pixel) {
+                return fail(format!(
+                    "accessor `{}` has {} pixels, which textures/images cannot hold",
+                    acc.name, acc.pixel
+                ));
+            }
+            if mem == MemoryKind::LocalTile {
+                match fps[i] {
+                    None => {
+                        return fail(format!(
+                            "accessor `{}` is read at offsets not known at compile time; a tile needs a bounded footprint",
+                            acc.name
+                        ))
+                    }
+                    Some(fp) => shared += self.tile_bytes(target, acc.pixel, fp) as u64,
+                }
+            }
+        }
+        if shared > target.shared_memory_per_block as u64 {
+            return fail(format!(
+                "tiles need {shared} bytes of shared memory, more than the {} per block",
+                target.shared_memory_per_block
+            ));
+        }
+        if self.masks == MaskHandling::Literal {
+            if let Some(m) = kernel.masks.iter().find(|m| m.coefficients.is_none()) {
+                return fail(format!(
+                    "mask `{}` is dynamic (coefficients given at launch); use mask=constant",
+                    m.name
+                ));
+            }
+        }
+        if !target.has_fp64 && crate::passes::analysis::uses_f64(kernel) {
+            return fail("the kernel computes in f64, which the target lacks".into());
+        }
+        Ok(())
+    }
+
+    /// The tile of one accessor: `(width, height, pitch)` in pixels, where the
+    /// pitch pads rows so that consecutive rows start in different banks.
+    pub fn tile_shape(&self, target: &Target, pixel: Type, fp: Footprint) -> (u32, u32, u32) {
+        let w = self.block.x + (fp.max_dx - fp.min_dx) as u32;
+        let h = self.rows_per_block() + (fp.max_dy - fp.min_dy) as u32;
+        let word = 4u32;
+        let size = pixel.size() as u32;
+        let banks = target.shared_memory_banks;
+        let mut pitch = w;
+        if banks > 1 && size <= word && (pitch * size / word) % banks == 0 {
+            pitch += word / size;
+        } else if banks > 1 && size > word && (pitch * size / word) % banks == 0 {
+            pitch += 1;
+        }
+        (w, h, pitch)
+    }
+
+    /// Bytes of shared memory the tile of one accessor takes.
+    pub fn tile_bytes(&self, target: &Target, pixel: Type, fp: Footprint) -> u32 {
+        let (_, h, pitch) = self.tile_shape(target, pixel, fp);
+        pitch * h * pixel.size() as u32
+    }
+}
+
+/// Images and textures hold 8/16/32-bit lanes, not `f64`.
+pub(crate) fn texture_capable(t: Type) -> bool {
+    t.scalar != hipacc_core::ir::ScalarType::F64
+}
+
+impl std::fmt::Display for Config {
+    /// The override syntax: `boundary=regions,memory=global/local,ppt=4,block=32x4,mask=literal`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mem: Vec<&str> = self.memory.iter().map(|m| m.name()).collect();
+        write!(
+            f,
+            "boundary={},memory={},ppt={},block={}x{},mask={}",
+            self.boundary.name(),
+            if mem.is_empty() {
+                "global".to_string()
+            } else {
+                mem.join("/")
+            },
+            self.pixels_per_thread.get(),
+            self.block.x,
+            self.block.y,
+            self.masks.name()
+        )
+    }
+}

@@ -1,0 +1,6 @@
+//! Analyses and rewrites of the kernel IR that code generation runs before
+//! printing C. Each is one function in one file.
+
+pub(crate) mod analysis;
+pub(crate) mod footprint;
+pub(crate) mod window;

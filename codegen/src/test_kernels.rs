@@ -1,0 +1,260 @@
+//! Small IR kernels built by hand for unit tests.
+
+use hipacc_core::ir::{
+    AccessorSlot, BinaryOp, Block, DomainSlot, Expr, ExprKind, Kernel, Literal, MaskSlot,
+    ParamSlot, ReduceOp, Stmt, Type, VarId, VarInfo, Window,
+};
+use hipacc_core::{BoundaryMode, Interpolation};
+
+pub(crate) fn int(v: i64) -> Expr {
+    Expr::new(Type::I32, ExprKind::Const(Literal::Int(v)))
+}
+
+pub(crate) fn f32c(v: f64) -> Expr {
+    Expr::new(Type::F32, ExprKind::Const(Literal::float(v)))
+}
+
+pub(crate) fn read(acc: usize, ty: Type, dx: Expr, dy: Expr) -> Expr {
+    Expr::new(
+        ty,
+        ExprKind::Read {
+            acc,
+            dx: Box::new(dx),
+            dy: Box::new(dy),
+        },
+    )
+}
+
+pub(crate) fn bin(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+    let ty = if op.is_comparison() { Type::BOOL } else { a.ty };
+    Expr::new(
+        ty,
+        ExprKind::Binary {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        },
+    )
+}
+
+pub(crate) fn var(id: u32, ty: Type) -> Expr {
+    Expr::new(ty, ExprKind::Var(VarId(id)))
+}
+
+pub(crate) fn accessor(name: &str, pixel: Type, boundary: BoundaryMode) -> AccessorSlot {
+    AccessorSlot {
+        name: name.into(),
+        pixel,
+        boundary,
+        constant: if boundary == BoundaryMode::Constant {
+            vec![Literal::float(0.0); pixel.lanes as usize]
+        } else {
+            vec![]
+        },
+        interpolation: Interpolation::None,
+    }
+}
+
+fn kernel(name: &str, accessors: Vec<AccessorSlot>, vars: Vec<VarInfo>, body: Block) -> Kernel {
+    Kernel {
+        name: name.into(),
+        output: Type::F32,
+        accessors,
+        masks: vec![],
+        domains: vec![],
+        params: vec![],
+        vars,
+        body,
+    }
+}
+
+pub(crate) fn vinfo(name: &str, ty: Type) -> VarInfo {
+    VarInfo {
+        name: name.into(),
+        ty,
+        mutable: false,
+    }
+}
+
+/// `(1 - omega) * sol() + omega * 0.25 * (rhs() + sol 4-neighbours)`.
+pub(crate) fn jacobi() -> Kernel {
+    let f = Type::F32;
+    let s = |dx, dy| read(0, f, int(dx), int(dy));
+    let nb = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Add, s(-1, 0), s(1, 0)),
+        bin(BinaryOp::Add, s(0, -1), s(0, 1)),
+    );
+    let omega = Expr::new(f, ExprKind::Param(0));
+    let body = Block {
+        stmts: vec![Stmt::Let {
+            var: VarId(0),
+            value: nb,
+        }],
+        result: Some(bin(
+            BinaryOp::Add,
+            bin(
+                BinaryOp::Mul,
+                bin(BinaryOp::Sub, f32c(1.0), omega.clone()),
+                s(0, 0),
+            ),
+            bin(
+                BinaryOp::Mul,
+                bin(BinaryOp::Mul, omega, f32c(0.25)),
+                bin(BinaryOp::Add, read(1, f, int(0), int(0)), var(0, f)),
+            ),
+        )),
+    };
+    let mut k = kernel(
+        "Jacobi",
+        vec![
+            accessor("sol", f, BoundaryMode::Constant),
+            accessor("rhs", f, BoundaryMode::Undefined),
+        ],
+        vec![vinfo("nb", f)],
+        body,
+    );
+    k.params.push(ParamSlot {
+        name: "omega".into(),
+        ty: f,
+    });
+    k
+}
+
+/// `convolve(mask, Sum, |dx, dy| mask(dx, dy) * input(dx, dy))` with a
+/// `w x h` mask of literal coefficients, clamp boundary.
+pub(crate) fn convolve(w: u32, h: u32) -> Kernel {
+    let f = Type::F32;
+    let (dx, dy) = (var(0, Type::I32), var(1, Type::I32));
+    let coef = Expr::new(
+        f,
+        ExprKind::MaskCoef {
+            mask: 0,
+            dx: Box::new(dx.clone()),
+            dy: Box::new(dy.clone()),
+        },
+    );
+    let prod = bin(BinaryOp::Mul, coef, read(0, f, dx, dy));
+    let red = Expr::new(
+        f,
+        ExprKind::Reduce {
+            window: Window::Mask(0),
+            op: ReduceOp::Sum,
+            dx: VarId(0),
+            dy: VarId(1),
+            body: Box::new(Block {
+                stmts: vec![],
+                result: Some(prod),
+            }),
+        },
+    );
+    let mut k = kernel(
+        "Gauss",
+        vec![accessor("input", f, BoundaryMode::Clamp)],
+        vec![vinfo("dx", Type::I32), vinfo("dy", Type::I32)],
+        Block {
+            stmts: vec![],
+            result: Some(red),
+        },
+    );
+    let n = (w * h) as usize;
+    k.masks.push(MaskSlot {
+        name: "mask".into(),
+        ty: f,
+        width: w,
+        height: h,
+        coefficients: Some(
+            (0..n)
+                .map(|i| Literal::float(1.0 / (i + 1) as f64))
+                .collect(),
+        ),
+    });
+    k
+}
+
+/// `input.at(x() % 3, 0)`: an offset not known at compile time.
+pub(crate) fn read_at_x() -> Kernel {
+    let f = Type::F32;
+    let x = Expr::new(Type::I32, ExprKind::X);
+    kernel(
+        "ReadAtX",
+        vec![accessor("input", f, BoundaryMode::Mirror)],
+        vec![],
+        Block {
+            stmts: vec![],
+            result: Some(read(0, f, bin(BinaryOp::Rem, x, int(3)), int(0))),
+        },
+    )
+}
+
+/// `let mut s = 0; for i in lo..hi { s += input.at(i, 0) }; s`.
+pub(crate) fn row_loop(lo: i32, hi: i32) -> Kernel {
+    let f = Type::F32;
+    let mut vars = vec![vinfo("s", f), vinfo("i", Type::I32)];
+    vars[0].mutable = true;
+    let body = Block {
+        stmts: vec![
+            Stmt::Let {
+                var: VarId(0),
+                value: f32c(0.0),
+            },
+            Stmt::For {
+                var: VarId(1),
+                start: lo,
+                end: hi,
+                body: Block {
+                    stmts: vec![Stmt::Assign {
+                        var: VarId(0),
+                        value: bin(
+                            BinaryOp::Add,
+                            var(0, f),
+                            read(0, f, var(1, Type::I32), int(0)),
+                        ),
+                    }],
+                    result: None,
+                },
+            },
+        ],
+        result: Some(var(0, f)),
+    };
+    kernel(
+        "RowLoop",
+        vec![accessor("input", f, BoundaryMode::Repeat)],
+        vars,
+        body,
+    )
+}
+
+/// `reduce(dom, Max, |dx, dy| input(dx, dy))` over a 3x3 cross domain.
+pub(crate) fn domain_max() -> Kernel {
+    let f = Type::F32;
+    let red = Expr::new(
+        f,
+        ExprKind::Reduce {
+            window: Window::Domain(0),
+            op: ReduceOp::Max,
+            dx: VarId(0),
+            dy: VarId(1),
+            body: Box::new(Block {
+                stmts: vec![],
+                result: Some(read(0, f, var(0, Type::I32), var(1, Type::I32))),
+            }),
+        },
+    );
+    let mut k = kernel(
+        "DomainMax",
+        vec![accessor("input", f, BoundaryMode::MirrorInterior)],
+        vec![vinfo("dx", Type::I32), vinfo("dy", Type::I32)],
+        Block {
+            stmts: vec![],
+            result: Some(red),
+        },
+    );
+    k.domains.push(DomainSlot {
+        name: "dom".into(),
+        width: 3,
+        height: 3,
+        enabled: vec![false, true, false, true, true, true, false, true, false],
+    });
+    k
+}
