@@ -55,7 +55,11 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
     let sblock = paths.surface("SBlock");
     let surface = Surface::new(&paths).block(&body);
     let cpu = Cpu::new(&paths).block(&body);
-    let out = quote_spanned!(ret.span()=> __out);
+    // Located at the return type (type errors point there) but resolved
+    // where `let __out` is: they differ when the type comes from a
+    // `macro_rules!` fragment.
+    let out_span = ret.span().resolved_at(proc_macro2::Span::call_site());
+    let out = quote_spanned!(out_span=> __out);
     Ok(quote! {
         impl #kernel_body for #self_ty {
             fn surface() -> &'static #sblock {
