@@ -5,6 +5,8 @@ extern crate self as hipacc;
 
 pub use hipacc_core as core;
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod cpu;
 mod device;
 mod error;

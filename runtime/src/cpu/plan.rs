@@ -1,0 +1,87 @@
+//! Per-kernel launch plans: each accessor's reach, derived from the IR.
+//!
+//! Lowering the captured body and computing footprints allocates and walks
+//! the whole IR; for small launches (coarse multigrid levels) that would cost
+//! more than the pixels. The reaches depend only on the kernel's body and its
+//! slots (types, boundary modes and constants, mask coefficients, domains),
+//! never on images or parameter values, so they are cached under exactly that
+//! key. A cache hit also means the bindings were validated by an earlier
+//! lowering with the same slots.
+
+use super::interior::Reach;
+use crate::Result;
+use hipacc_core::ir::footprint::{footprints, Footprint};
+use hipacc_core::ir::{AccessorSlot, DomainSlot, MaskSlot, ParamSlot};
+use hipacc_core::{Bindings, Interpolation, Kernel};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+/// Plans kept at most; the cache is emptied when it would grow beyond this
+/// (kernels whose mask coefficients change on every launch).
+const CAPACITY: usize = 256;
+
+/// What identifies a plan: the kernel's name and body (its `'static`
+/// surface AST, one per kernel type) and every slot.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    name: &'static str,
+    body: usize,
+    accessors: Vec<AccessorSlot>,
+    masks: Vec<MaskSlot>,
+    domains: Vec<DomainSlot>,
+    params: Vec<ParamSlot>,
+}
+
+type Reaches = Arc<[Option<Reach>]>;
+
+fn cache() -> &'static Mutex<HashMap<Key, Reaches>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, Reaches>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// The reach of each accessor of `kernel` (in field order), `None` where it
+/// is unbounded. Lowers the kernel (which validates its bindings) unless a
+/// kernel of the same type with the same slots was planned before.
+pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reaches> {
+    let key = Key {
+        name: K::NAME,
+        body: K::surface() as *const _ as usize,
+        accessors: bindings.accessors.iter().map(|a| a.slot.clone()).collect(),
+        masks: bindings.masks.iter().map(|m| m.slot.clone()).collect(),
+        domains: bindings.domains.clone(),
+        params: bindings.params.iter().map(|p| p.slot.clone()).collect(),
+    };
+    if let Some(hit) = cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return Ok(Arc::clone(hit));
+    }
+    let ir = kernel.ir()?;
+    let reaches: Reaches = footprints(&ir)
+        .into_iter()
+        .zip(&ir.accessors)
+        .map(|(f, slot)| match slot.interpolation {
+            Interpolation::None => f.map(reach_of),
+            // Interpolating reads map output pixels to other image positions:
+            // their window is not an offset range of the output pixel.
+            _ => None,
+        })
+        .collect();
+    let mut map = cache().lock().unwrap_or_else(PoisonError::into_inner);
+    if map.len() >= CAPACITY {
+        map.clear();
+    }
+    map.insert(key, Arc::clone(&reaches));
+    Ok(reaches)
+}
+
+fn reach_of(f: Footprint) -> Reach {
+    Reach {
+        min_dx: f.min_dx,
+        max_dx: f.max_dx,
+        min_dy: f.min_dy,
+        max_dy: f.max_dy,
+    }
+}
