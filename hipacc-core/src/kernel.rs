@@ -145,12 +145,13 @@ impl<T: Pixel> KernelField for Mask<T> {
     type CpuView<'a> = MaskView<'a, T>;
     fn bind(&self, name: &'static str, out: &mut Bindings) {
         let values: Vec<Value> = self.coefficients().iter().map(|c| c.to_value()).collect();
-        let coefficients = (!self.is_dynamic()).then(|| {
-            values
-                .iter()
-                .map(|v| v.to_literal().unwrap_or(ir::Literal::Int(0)))
-                .collect()
-        });
+        // Vector coefficients have no scalar literal form: they are always
+        // passed at launch, as for a dynamic mask.
+        let coefficients = if self.is_dynamic() {
+            None
+        } else {
+            values.iter().map(|v| v.to_literal()).collect::<Option<Vec<_>>>()
+        };
         out.masks.push(MaskBinding {
             slot: MaskSlot {
                 name: name.to_string(),
