@@ -1,6 +1,19 @@
 //! Devices: where kernels run.
+//!
+//! A [`Device`] is a cheap handle. GPU devices are opened once per process
+//! and shared by every handle, so images stay resident and compiled kernels
+//! stay cached across handles. [`Device::with_config`] and
+//! [`Device::with_override`] return a handle that forces (part of) the
+//! variant chosen for every kernel it runs.
 
 use crate::{Error, Result};
+use hipacc_codegen::{Config, ConfigOverride, Language, Target};
+use hipacc_core::ir;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The environment variable that selects the backend of [`Device::auto`].
+pub const BACKEND_ENV: &str = "HIPACC_BACKEND";
 
 /// The kind of backend a [`Device`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,31 +43,65 @@ impl BackendKind {
 /// use hipacc::Device;
 /// let dev = Device::cpu();
 /// assert_eq!(dev.kind().name(), "cpu");
+/// assert!(Device::from_name("vulkan").is_err());
 /// ```
 #[derive(Clone, Debug)]
 pub struct Device {
     inner: DeviceInner,
+    overrides: Option<Arc<ConfigOverride>>,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) enum DeviceInner {
     Cpu,
+    OpenCl(Arc<crate::opencl::ClDevice>),
+    Cuda(Arc<crate::cuda::CudaDevice>),
 }
 
 impl Device {
-    /// The native CPU backend; always available.
-    pub fn cpu() -> Device {
+    fn new(inner: DeviceInner) -> Device {
         Device {
-            inner: DeviceInner::Cpu,
+            inner,
+            overrides: None,
         }
     }
 
-    /// The best backend present: CUDA, then an OpenCL GPU, then the CPU.
+    /// The native CPU backend; always available.
+    pub fn cpu() -> Device {
+        Device::new(DeviceInner::Cpu)
+    }
+
+    /// The OpenCL backend on the first OpenCL GPU, else on any OpenCL device
+    /// (such as PoCL on the CPU). An error names what is missing when no
+    /// OpenCL runtime or device is installed.
+    pub fn opencl() -> Result<Device> {
+        crate::opencl::shared().map(|d| Device::new(DeviceInner::OpenCl(d)))
+    }
+
+    /// The CUDA backend on device 0. An error names what is missing (the
+    /// driver, NVRTC, a device) and how to install it.
+    pub fn cuda() -> Result<Device> {
+        crate::cuda::shared().map(|d| Device::new(DeviceInner::Cuda(d)))
+    }
+
+    /// The best backend present: CUDA, then an OpenCL GPU, then the native
+    /// CPU (an OpenCL CPU device such as PoCL is not preferred over it).
     /// `HIPACC_BACKEND=cpu|opencl|cuda` selects one explicitly.
     pub fn auto() -> Result<Device> {
-        if let Ok(name) = std::env::var("HIPACC_BACKEND") {
+        if let Ok(name) = std::env::var(BACKEND_ENV) {
+            let name = name.trim();
             if !name.is_empty() && name != "auto" {
-                return Device::from_name(&name);
+                return Device::from_name(name);
+            }
+        }
+        if crate::cuda::present() {
+            return Device::cuda();
+        }
+        if crate::opencl::gpu_present() {
+            if let Ok(d) = Device::opencl() {
+                if d.is_gpu() {
+                    return Ok(d);
+                }
             }
         }
         Ok(Device::cpu())
@@ -62,14 +109,12 @@ impl Device {
 
     /// A device by backend name: `cpu`, `opencl`, `cuda` or `auto`.
     pub fn from_name(name: &str) -> Result<Device> {
-        match name {
+        match name.trim().to_ascii_lowercase().as_str() {
             "cpu" => Ok(Device::cpu()),
+            "opencl" => Device::opencl(),
+            "cuda" => Device::cuda(),
             "auto" => Device::auto(),
-            "opencl" | "cuda" => Err(Error::BackendUnavailable {
-                backend: name.to_string(),
-                reason: "not built into this version".to_string(),
-            }),
-            other => Err(Error::UnknownBackend(other.to_string())),
+            _ => Err(Error::UnknownBackend(name.to_string())),
         }
     }
 
@@ -77,13 +122,116 @@ impl Device {
     pub fn kind(&self) -> BackendKind {
         match self.inner {
             DeviceInner::Cpu => BackendKind::Cpu,
+            DeviceInner::OpenCl(_) => BackendKind::OpenCl,
+            DeviceInner::Cuda(_) => BackendKind::Cuda,
         }
     }
 
     /// A human-readable device name.
     pub fn name(&self) -> String {
-        match self.inner {
+        match &self.inner {
             DeviceInner::Cpu => format!("native CPU ({} threads)", rayon::current_num_threads()),
+            DeviceInner::OpenCl(d) => format!("OpenCL {} ({})", d.name, d.driver),
+            DeviceInner::Cuda(d) => format!("CUDA {} ({})", d.name, d.driver),
+        }
+    }
+
+    /// True for GPU devices (CUDA, OpenCL GPUs).
+    pub fn is_gpu(&self) -> bool {
+        match &self.inner {
+            DeviceInner::Cpu => false,
+            DeviceInner::OpenCl(d) => d.is_gpu,
+            DeviceInner::Cuda(_) => true,
+        }
+    }
+
+    /// The architecture-model target the device maps to (`None` for the
+    /// native CPU backend, which generates no code at run time).
+    pub fn target(&self) -> Option<&'static Target> {
+        match &self.inner {
+            DeviceInner::Cpu => None,
+            DeviceInner::OpenCl(d) => Some(d.target),
+            DeviceInner::Cuda(d) => Some(d.target),
+        }
+    }
+
+    /// The language of generated code (`None` for the native CPU backend).
+    pub fn language(&self) -> Option<Language> {
+        match &self.inner {
+            DeviceInner::Cpu => None,
+            DeviceInner::OpenCl(_) => Some(Language::OpenCl),
+            DeviceInner::Cuda(_) => Some(Language::Cuda),
+        }
+    }
+
+    /// This device with `overrides` fixing axes of the variant chosen for
+    /// every kernel (on top of `HIPACC_CONFIG`). Ignored by the CPU backend.
+    pub fn with_override(&self, overrides: ConfigOverride) -> Device {
+        Device {
+            inner: self.inner.clone(),
+            overrides: Some(Arc::new(overrides)),
+        }
+    }
+
+    /// This device running every kernel with exactly `config` (which must
+    /// fit each kernel's accessors and the device's limits).
+    pub fn with_config(&self, config: &Config) -> Device {
+        self.with_override(crate::gpu::pin(config))
+    }
+
+    /// The override in force, if any.
+    pub fn overrides(&self) -> Option<&ConfigOverride> {
+        self.overrides.as_deref()
+    }
+
+    /// The variant this device would run `kernel` with: the architecture
+    /// model's choice for its target after `HIPACC_CONFIG` and the device's
+    /// override. An error when the device generates no code (CPU) or the
+    /// override violates the target's limits.
+    pub fn config_for(&self, kernel: &ir::Kernel) -> Result<Config> {
+        let (target, language) = self
+            .target()
+            .zip(self.language())
+            .ok_or_else(|| Error::Config("the native CPU backend has no variant configs".into()))?;
+        crate::gpu::choose_config(kernel, target, language, self.overrides())
+    }
+
+    /// Builds every `(kernel, config)` at once (one driver build for all) and
+    /// caches them, so later launches with those configs compile nothing.
+    /// Does nothing on the CPU backend.
+    pub fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
+        match &self.inner {
+            DeviceInner::Cpu => Ok(()),
+            DeviceInner::OpenCl(d) => crate::opencl::build(d, items).map(|_| ()),
+            DeviceInner::Cuda(d) => crate::cuda::build(d, items).map(|_| ()),
+        }
+    }
+
+    /// The device time of the last kernel launched on this device (waits
+    /// for it to finish); `None` on the CPU backend or before any launch.
+    pub fn last_launch_time(&self) -> Option<Duration> {
+        match &self.inner {
+            DeviceInner::Cpu => None,
+            DeviceInner::OpenCl(d) => d.last_launch_time(),
+            DeviceInner::Cuda(d) => d.last_launch_time(),
+        }
+    }
+
+    /// Waits until every queued launch and transfer has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.inner {
+            DeviceInner::Cpu => Ok(()),
+            DeviceInner::OpenCl(d) => d.finish(),
+            DeviceInner::Cuda(d) => d.finish(),
+        }
+    }
+
+    /// `(hits, misses)` of the device's compiled-kernel cache.
+    pub fn kernel_cache_stats(&self) -> (u64, u64) {
+        match &self.inner {
+            DeviceInner::Cpu => (0, 0),
+            DeviceInner::OpenCl(d) => d.kernels.stats(),
+            DeviceInner::Cuda(d) => d.kernels.stats(),
         }
     }
 

@@ -7,6 +7,9 @@ use hipacc_core::{IterationSpace, Kernel};
 /// Runs kernels. Implemented for every [`Kernel`]; in the prelude.
 pub trait Execute: Kernel {
     /// Computes every pixel of `space` on `device`.
+    ///
+    /// On GPU devices the launch is queued: the output's host copy becomes
+    /// stale and is downloaded when the host reads it.
     fn execute(&self, device: &Device, space: &IterationSpace<Self::Output>) -> Result<()>;
 }
 
@@ -14,6 +17,8 @@ impl<K: Kernel> Execute for K {
     fn execute(&self, device: &Device, space: &IterationSpace<K::Output>) -> Result<()> {
         match device.inner() {
             DeviceInner::Cpu => crate::cpu::execute(self, space),
+            DeviceInner::OpenCl(d) => crate::opencl::execute(d, device.overrides(), self, space),
+            DeviceInner::Cuda(d) => crate::cuda::execute(d, device.overrides(), self, space),
         }
     }
 }

@@ -7,12 +7,16 @@ pub use hipacc_core as core;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
+mod cache;
 mod cpu;
+pub mod cuda;
 mod device;
 mod error;
 mod execute;
+mod gpu;
+mod opencl;
 
-pub use device::{BackendKind, Device};
+pub use device::{BackendKind, Device, BACKEND_ENV};
 pub use error::{Error, Result};
 pub use execute::Execute;
 

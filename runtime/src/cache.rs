@@ -1,0 +1,160 @@
+//! The compiled-kernel cache of the GPU backends.
+//!
+//! A compiled kernel is keyed by everything its code depends on: the IR's
+//! [`stable_hash`](hipacc_core::ir::Kernel::stable_hash), the variant
+//! ([`Config::key`]), the architecture-model target it was generated for, the
+//! device and the driver (compiler) version. The in-memory map lives in each
+//! device object; with `HIPACC_CACHE_DIR` set, backends whose compiler output
+//! is portable text (PTX) also keep it on disk under [`CacheKey::file_name`].
+//! (OpenCL drivers cache binaries themselves, e.g. PoCL in `POCL_CACHE_DIR`.)
+
+use hipacc_codegen::Config;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// The environment variable naming the on-disk cache directory.
+pub(crate) const CACHE_DIR_ENV: &str = "HIPACC_CACHE_DIR";
+
+/// What identifies one compiled kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CacheKey {
+    /// The IR's stable hash.
+    pub(crate) ir_hash: u64,
+    /// The variant key.
+    pub(crate) config: String,
+    /// The architecture-model target the source was generated for.
+    pub(crate) target: &'static str,
+    /// The device's name.
+    pub(crate) device: String,
+    /// The driver / compiler version.
+    pub(crate) driver: String,
+}
+
+impl CacheKey {
+    /// The key of `config` of the IR with hash `ir_hash`.
+    pub(crate) fn new(
+        ir_hash: u64,
+        config: &Config,
+        target: &'static str,
+        device: &str,
+        driver: &str,
+    ) -> CacheKey {
+        CacheKey {
+            ir_hash,
+            config: config.key(),
+            target,
+            device: device.to_string(),
+            driver: driver.to_string(),
+        }
+    }
+
+    /// A file name unique to the key (FNV-1a of all its parts), with `ext`.
+    pub(crate) fn file_name(&self, ext: &str) -> String {
+        let text = format!(
+            "{:016x}|{}|{}|{}|{}",
+            self.ir_hash, self.config, self.target, self.device, self.driver
+        );
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{:016x}-{}-{h:016x}.{ext}", self.ir_hash, self.config)
+    }
+
+    /// Where the on-disk copy lives, when `HIPACC_CACHE_DIR` is set.
+    pub(crate) fn disk_path(&self, ext: &str) -> Option<PathBuf> {
+        let dir = std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty())?;
+        Some(PathBuf::from(dir).join(self.file_name(ext)))
+    }
+}
+
+/// An in-memory map from keys to compiled kernels, counting hits and misses.
+pub(crate) struct KernelCache<K, V> {
+    map: Mutex<HashMap<K, V>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl<K: Eq + Hash, V: Clone> KernelCache<K, V> {
+    /// An empty cache.
+    pub(crate) fn new() -> Self {
+        KernelCache {
+            map: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The cached value of `key`, counting a hit or a miss.
+    pub(crate) fn get(&self, key: &K) -> Option<V> {
+        let found = self.lock().get(key).cloned();
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// Stores `value` unless another thread stored one first; returns the
+    /// value now cached.
+    pub(crate) fn insert(&self, key: K, value: V) -> V {
+        self.lock().entry(key).or_insert(value).clone()
+    }
+
+    /// `(hits, misses)` so far.
+    pub(crate) fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, V>> {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hipacc_codegen::BlockShape;
+
+    #[test]
+    fn keys_differ_by_every_part() {
+        let c = Config::uniform(1, BlockShape { x: 32, y: 4 });
+        let base = CacheKey::new(1, &c, "pocl", "dev", "1.0");
+        let others = [
+            CacheKey::new(2, &c, "pocl", "dev", "1.0"),
+            CacheKey::new(
+                1,
+                &Config::uniform(1, BlockShape { x: 32, y: 8 }),
+                "pocl",
+                "dev",
+                "1.0",
+            ),
+            CacheKey::new(1, &c, "h100", "dev", "1.0"),
+            CacheKey::new(1, &c, "pocl", "other", "1.0"),
+            CacheKey::new(1, &c, "pocl", "dev", "2.0"),
+        ];
+        for o in &others {
+            assert_ne!(&base, o);
+            assert_ne!(base.file_name("ptx"), o.file_name("ptx"));
+        }
+    }
+
+    #[test]
+    fn cache_counts_hits_and_keeps_the_first_value() {
+        let cache: KernelCache<u32, &str> = KernelCache::new();
+        assert_eq!(cache.get(&1), None);
+        assert_eq!(cache.insert(1, "a"), "a");
+        assert_eq!(cache.insert(1, "b"), "a");
+        assert_eq!(cache.get(&1), Some("a"));
+        assert_eq!(cache.stats(), (1, 1));
+    }
+}

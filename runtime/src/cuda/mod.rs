@@ -1,0 +1,51 @@
+//! The CUDA backend: generated CUDA C compiled with NVRTC at run time and
+//! launched through the driver API (`cudarc`, dynamic loading).
+//!
+//! | file | concept |
+//! |---|---|
+//! | `probe` | finding libcuda and NVRTC; absence is an error naming what to install (cudarc would panic) |
+//! | `device` | the primary context, the default stream, limits, the target of the architecture model |
+//! | `buffer` | images resident on the device, texture objects over them |
+//! | `nvrtc` | CUDA C to PTX ([`compile_program`]); works without a GPU |
+//! | `ptxas` | PTX to SASS with `ptxas -v`, and the registers / shared memory it reports ([`assemble`]) |
+//! | `program` | module loading and the kernel cache (PTX optionally on disk) |
+//! | `launch` | the occupancy check, constant memory for masks, binding and launching |
+//!
+//! The public items here are the GPU-less tool chain checks: compile every
+//! variant with NVRTC and assemble it with ptxas to see its resource use.
+//!
+//! ```no_run
+//! use hipacc::cuda::{assemble, compile_program};
+//! use hipacc_codegen::{generate, Config, Language, Target};
+//! # fn check(kernel: &hipacc::core::ir::Kernel) -> Result<(), Box<dyn std::error::Error>> {
+//! let target = Target::lookup("h200")?;
+//! let config = Config::choose(kernel, target, Language::Cuda, None)?;
+//! let program = generate(kernel, &config, target, Language::Cuda)?;
+//! let ptx = compile_program(&program, "compute_90")?;
+//! for k in assemble(&ptx, "sm_90")? {
+//!     println!("{}: {} registers, {} bytes smem", k.entry, k.registers, k.shared_bytes);
+//! }
+//! # Ok(()) }
+//! ```
+
+mod buffer;
+mod device;
+mod launch;
+mod nvrtc;
+mod probe;
+mod program;
+mod ptxas;
+
+pub(crate) use device::{present, shared, CudaDevice};
+pub(crate) use launch::execute;
+pub(crate) use program::build;
+
+pub use nvrtc::compile_program;
+pub use probe::NVCUDA_DIR_ENV;
+pub use ptxas::{assemble, ptxas_path, KernelResources};
+
+/// `Ok` when NVRTC can be loaded (from the system, or the pip wheels in
+/// `HIPACC_NVCUDA_DIR` / `/opt/nvcuda`); else the error says how to get it.
+pub fn nvrtc_available() -> crate::Result<()> {
+    probe::nvrtc()
+}

@@ -1,0 +1,243 @@
+//! Images on an OpenCL device: a buffer of tightly packed pixels per image,
+//! plus an `image2d_t` copy made on demand for accessors read as images.
+
+use super::device::ClDevice;
+use crate::gpu::residency::Residency;
+use crate::{Error, Result};
+use hipacc_core::image::DeviceBuffer;
+use hipacc_core::ir::{ScalarType, Type};
+use opencl3::memory::{
+    Buffer, ClMem as _, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY,
+    CL_MEM_READ_WRITE, CL_R, CL_RGBA, CL_SIGNED_INT32, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32,
+    CL_UNSIGNED_INT8,
+};
+use opencl3::types::{cl_image_desc, cl_image_format, cl_mem, CL_BLOCKING};
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Device memory of one image.
+pub(crate) struct ClMem {
+    pub(crate) buffer: Buffer<u8>,
+    pub(crate) bytes: usize,
+    /// Bumped whenever the buffer's contents change (upload, kernel write),
+    /// so the image copy knows when it is stale.
+    version: AtomicU64,
+    /// The `image2d_t` copy and the buffer version it was made from.
+    image: Mutex<Option<(u64, Type, Image)>>,
+}
+
+impl ClMem {
+    /// Records that the buffer's contents changed.
+    pub(crate) fn touch(&self) {
+        self.version.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The buffer's `cl_mem`, for kernel arguments.
+    pub(crate) fn raw(&self) -> cl_mem {
+        self.buffer.get()
+    }
+
+    /// An `image2d_t` of `width x height` pixels of type `pixel` holding the
+    /// buffer's current contents (copied on the device when stale). The
+    /// returned `cl_mem` stays valid while `self` lives and no other launch
+    /// of a different pixel type replaces it; launches hold the `ClMem`.
+    pub(crate) fn as_image(
+        &self,
+        dev: &ClDevice,
+        width: usize,
+        height: usize,
+        pixel: Type,
+    ) -> Result<cl_mem> {
+        let version = self.version.load(Ordering::Relaxed);
+        let mut slot = self.image.lock().unwrap_or_else(PoisonError::into_inner);
+        if !matches!(&*slot, Some((_, t, _)) if *t == pixel) {
+            *slot = Some((u64::MAX, pixel, create_image(dev, width, height, pixel)?));
+        }
+        let Some((made, _, image)) = slot.as_mut() else {
+            unreachable!("bug: the image slot was just filled")
+        };
+        if *made != version {
+            let origin = [0usize; 3];
+            let region = [width, height, 1];
+            // SAFETY: the image was created with exactly `width x height`
+            // pixels of `pixel`, whose bytes the buffer holds row-major.
+            unsafe {
+                dev.queue.enqueue_copy_buffer_to_image(
+                    &self.buffer,
+                    image,
+                    0,
+                    origin.as_ptr(),
+                    region.as_ptr(),
+                    &[],
+                )
+            }
+            .map_err(|e| transfer_err("copying a buffer to an image", e))?;
+            *made = version;
+        }
+        Ok(image.get())
+    }
+}
+
+fn create_image(dev: &ClDevice, width: usize, height: usize, pixel: Type) -> Result<Image> {
+    let format = image_format(pixel)?;
+    let desc = cl_image_desc {
+        image_type: CL_MEM_OBJECT_IMAGE2D,
+        image_width: width,
+        image_height: height,
+        image_depth: 1,
+        image_array_size: 1,
+        image_row_pitch: 0,
+        image_slice_pitch: 0,
+        num_mip_levels: 0,
+        num_samples: 0,
+        buffer: std::ptr::null_mut(),
+    };
+    // SAFETY: format and desc are valid for the call; no host pointer.
+    unsafe {
+        Image::create(
+            &dev.context,
+            CL_MEM_READ_ONLY,
+            &format,
+            &desc,
+            std::ptr::null_mut(),
+        )
+    }
+    .map_err(|e| {
+        Error::Config(format!(
+            "{} cannot hold a {width}x{height} image of {pixel}: {e}",
+            dev.name
+        ))
+    })
+}
+
+/// The OpenCL image format of a pixel type, as codegen declares it.
+fn image_format(pixel: Type) -> Result<cl_image_format> {
+    let order = if pixel.lanes == 4 { CL_RGBA } else { CL_R };
+    let ty = match pixel.scalar {
+        ScalarType::U8 => CL_UNSIGNED_INT8,
+        ScalarType::U16 => CL_UNSIGNED_INT16,
+        ScalarType::U32 => CL_UNSIGNED_INT32,
+        ScalarType::I32 => CL_SIGNED_INT32,
+        ScalarType::F32 => CL_FLOAT,
+        ScalarType::F64 | ScalarType::Bool => {
+            return Err(Error::Config(format!(
+                "OpenCL images cannot hold {pixel} pixels"
+            )))
+        }
+    };
+    Ok(cl_image_format {
+        image_channel_order: order,
+        image_channel_data_type: ty,
+    })
+}
+
+fn transfer_err(what: &str, e: impl std::fmt::Display) -> Error {
+    hipacc_core::Error::Transfer(format!("OpenCL: {what}: {e}")).into()
+}
+
+/// An image's device copy: the memory and the device that owns it.
+pub(crate) struct ClBuffer {
+    dev: Arc<ClDevice>,
+    mem: Arc<ClMem>,
+}
+
+impl DeviceBuffer for ClBuffer {
+    fn device_key(&self) -> u64 {
+        self.dev.key
+    }
+    fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
+        if dst.len() != self.mem.bytes {
+            return Err(hipacc_core::Error::Transfer(format!(
+                "bug: downloading {} bytes into {}",
+                self.mem.bytes,
+                dst.len()
+            )));
+        }
+        // SAFETY: a blocking read of exactly the buffer's size into `dst`.
+        unsafe {
+            self.dev
+                .queue
+                .enqueue_read_buffer(&self.mem.buffer, CL_BLOCKING, 0, dst, &[])
+        }
+        .map(|_| ())
+        .map_err(|e| hipacc_core::Error::Transfer(format!("OpenCL read: {e}")))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Buffer management of an OpenCL device, for [`crate::gpu::residency`].
+pub(crate) struct ClResidency<'a>(pub(crate) &'a Arc<ClDevice>);
+
+impl Residency for ClResidency<'_> {
+    type Handle = Arc<ClMem>;
+
+    fn device_key(&self) -> u64 {
+        self.0.key
+    }
+
+    fn allocate(&self, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
+        // SAFETY: no host pointer; the size is the image's byte size (> 0).
+        let buffer = unsafe {
+            Buffer::<u8>::create(
+                &self.0.context,
+                CL_MEM_READ_WRITE,
+                bytes,
+                std::ptr::null_mut(),
+            )
+        }
+        .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
+        Ok(Box::new(ClBuffer {
+            dev: Arc::clone(self.0),
+            mem: Arc::new(ClMem {
+                buffer,
+                bytes,
+                version: AtomicU64::new(0),
+                image: Mutex::new(None),
+            }),
+        }))
+    }
+
+    fn upload(&self, buffer: &dyn DeviceBuffer, data: &[u8]) -> Result<()> {
+        let mem = self
+            .handle(buffer)
+            .ok_or_else(|| transfer_err("upload", "bug: the buffer belongs to another backend"))?;
+        if data.len() != mem.bytes {
+            return Err(transfer_err(
+                "upload",
+                format!("{} bytes into {}", data.len(), mem.bytes),
+            ));
+        }
+        // SAFETY: a blocking write of exactly the buffer's size from `data`
+        // into a live buffer of this device's context; the returned event is
+        // owned (and released) by `Event`.
+        let event = unsafe {
+            opencl3::command_queue::enqueue_write_buffer(
+                self.0.queue.get(),
+                mem.raw(),
+                CL_BLOCKING,
+                0,
+                data.len(),
+                data.as_ptr().cast(),
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|e| transfer_err("write", opencl3::error_codes::ClError(e)))?;
+        drop(opencl3::event::Event::new(event));
+        mem.touch();
+        Ok(())
+    }
+
+    fn handle(&self, buffer: &dyn DeviceBuffer) -> Option<Arc<ClMem>> {
+        buffer
+            .as_any()
+            .downcast_ref::<ClBuffer>()
+            .map(|b| Arc::clone(&b.mem))
+    }
+}

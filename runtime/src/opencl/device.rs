@@ -1,0 +1,214 @@
+//! One OpenCL device with its context, in-order profiling queue, limits,
+//! target of the architecture model and kernel cache.
+
+use super::probe::{self, Want};
+use super::program::ClKernel;
+use crate::cache::{CacheKey, KernelCache};
+use crate::{Error, Result};
+use hipacc_codegen::{Config, DeviceDescription, Target};
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::{
+    Device as ClDeviceId, CL_DEVICE_TYPE_CPU, CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
+};
+use opencl3::event::Event;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+/// Device keys of GPU backends: distinct from each other and from 0.
+static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c10_0000_0000_0001);
+
+/// The limits a launch is checked against (the device's own, which may be
+/// tighter than its target's).
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`.
+    pub(crate) max_work_group: usize,
+    /// `CL_DEVICE_MAX_WORK_ITEM_SIZES`.
+    pub(crate) max_item_sizes: Vec<usize>,
+    /// `CL_DEVICE_LOCAL_MEM_SIZE`.
+    pub(crate) local_memory: u64,
+    /// `CL_DEVICE_IMAGE_SUPPORT`.
+    pub(crate) images: bool,
+}
+
+/// An OpenCL device ready for launches. One per process (see [`shared`]).
+pub(crate) struct ClDevice {
+    pub(crate) key: u64,
+    pub(crate) device: ClDeviceId,
+    pub(crate) context: Context,
+    pub(crate) queue: CommandQueue,
+    pub(crate) name: String,
+    pub(crate) driver: String,
+    pub(crate) is_gpu: bool,
+    pub(crate) target: &'static Target,
+    pub(crate) limits: Limits,
+    /// Options for `clBuildProgram`.
+    pub(crate) build_options: String,
+    pub(crate) kernels: KernelCache<CacheKey, Arc<ClKernel>>,
+    /// The last launch's event, for its profiled duration.
+    pub(crate) last_launch: Mutex<Option<Event>>,
+}
+
+impl std::fmt::Debug for ClDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "OpenCL {} ({}, target {})",
+            self.name, self.driver, self.target.name
+        )
+    }
+}
+
+/// The process-wide OpenCL device: the first GPU, else any device (found
+/// once; later calls share its context, buffers and kernel cache).
+pub(crate) fn shared() -> Result<Arc<ClDevice>> {
+    static DEVICE: OnceLock<std::result::Result<Arc<ClDevice>, String>> = OnceLock::new();
+    DEVICE
+        .get_or_init(|| {
+            ClDevice::open(Want::GpuFirst)
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|reason| Error::BackendUnavailable {
+            backend: "opencl".into(),
+            reason: reason
+                .strip_prefix("opencl backend unavailable: ")
+                .unwrap_or(&reason)
+                .to_string(),
+        })
+}
+
+/// True when an OpenCL GPU is present (for `Device::auto`); never builds a
+/// context for a CPU device.
+pub(crate) fn gpu_present() -> bool {
+    probe::find(Want::GpuOnly).is_ok()
+}
+
+fn cl_err(what: &str) -> impl Fn(opencl3::error_codes::ClError) -> Error + '_ {
+    move |e| Error::BackendUnavailable {
+        backend: "opencl".into(),
+        reason: format!("{what}: {e}"),
+    }
+}
+
+impl ClDevice {
+    fn open(want: Want) -> Result<ClDevice> {
+        let device = probe::find(want)?;
+        let name = device
+            .name()
+            .map_err(cl_err("device name"))?
+            .trim()
+            .to_string();
+        let vendor = device.vendor().map_err(cl_err("device vendor"))?;
+        let version = device.version().unwrap_or_default();
+        let driver = format!(
+            "{} / driver {}",
+            version.trim(),
+            device.driver_version().unwrap_or_default().trim()
+        );
+        let is_cpu = device.dev_type().map_err(cl_err("device type"))? & CL_DEVICE_TYPE_CPU != 0;
+        let compute_capability = match (
+            device.compute_capability_major_nv(),
+            device.compute_capability_minor_nv(),
+        ) {
+            (Ok(major), Ok(minor)) => Some((major, minor)),
+            _ => None,
+        };
+        let target = Target::nearest(&DeviceDescription {
+            vendor,
+            name: name.clone(),
+            compute_capability,
+            is_cpu,
+        });
+        let limits = Limits {
+            max_work_group: device
+                .max_work_group_size()
+                .map_err(cl_err("work-group size"))?,
+            max_item_sizes: device
+                .max_work_item_sizes()
+                .map_err(cl_err("work-item sizes"))?,
+            local_memory: device
+                .local_mem_size()
+                .map_err(cl_err("local memory size"))?,
+            images: device.image_support().unwrap_or(false),
+        };
+        let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+        let build_options = if rounded != 0 {
+            "-cl-fp32-correctly-rounded-divide-sqrt".to_string()
+        } else {
+            String::new()
+        };
+        let context = Context::from_device(&device).map_err(cl_err("creating a context"))?;
+        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(cl_err("creating a command queue"))?;
+        Ok(ClDevice {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            device,
+            context,
+            queue,
+            name,
+            driver,
+            is_gpu: !is_cpu,
+            target,
+            limits,
+            build_options,
+            kernels: KernelCache::new(),
+            last_launch: Mutex::new(None),
+        })
+    }
+
+    /// Checks `config` against the device's own limits: work-group size and
+    /// dimensions, local memory of the tiles, image support.
+    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
+        let l = &self.limits;
+        let (bx, by) = (config.block.x as usize, config.block.y as usize);
+        let dims_ok =
+            l.max_item_sizes.len() >= 2 && bx <= l.max_item_sizes[0] && by <= l.max_item_sizes[1];
+        if bx * by > l.max_work_group || !dims_ok {
+            return Err(Error::Config(format!(
+                "block {bx}x{by} exceeds the limits of OpenCL device {}: at most {} work-items \
+                 per work-group, {:?} per dimension",
+                self.name, l.max_work_group, l.max_item_sizes
+            )));
+        }
+        if shared_bytes as u64 > l.local_memory {
+            return Err(Error::Config(format!(
+                "config `{config}` needs {shared_bytes} bytes of local memory; {} has {}",
+                self.name, l.local_memory
+            )));
+        }
+        if !l.images && config.memory.contains(&hipacc_codegen::MemoryKind::Texture) {
+            return Err(Error::Config(format!(
+                "config `{config}` reads through images, which {} does not support",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// The duration of the last launch, from its profiling event (waits for
+    /// it to finish).
+    pub(crate) fn last_launch_time(&self) -> Option<Duration> {
+        let guard = self
+            .last_launch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let event = guard.as_ref()?;
+        event.wait().ok()?;
+        let start = event.profiling_command_start().ok()?;
+        let end = event.profiling_command_end().ok()?;
+        Some(Duration::from_nanos(end.saturating_sub(start)))
+    }
+
+    /// Waits for every queued command.
+    pub(crate) fn finish(&self) -> Result<()> {
+        self.queue.finish().map_err(|e| Error::Launch {
+            backend: "opencl".into(),
+            kernel: String::new(),
+            message: format!("clFinish: {e}"),
+        })
+    }
+}
