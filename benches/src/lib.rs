@@ -1,1 +1,16 @@
-//! Hand-written baselines the benchmarks compare against.
+//! Benchmarks of hipacc's CPU backend on the workloads of PERF.md, beside
+//! hand-written Rust baselines and the STREAM triad, so that ratios measured
+//! in one run can be stated:
+//!
+//! - [`baseline`]: plain loops + rayon versions of `jacobi` and `gauss5`;
+//! - [`stream`]: the STREAM triad, the machine's memory bandwidth;
+//! - [`workload`]: the workloads' data and the hipacc kernels, runnable
+//!   through either implementation.
+//!
+//! `cargo bench -p hipacc-benches` runs the criterion benches (GB/s per
+//! workload); `cargo run --release -p hipacc-benches --bin cpu-ratios`
+//! prints a table of medians and ratios.
+
+pub mod baseline;
+pub mod stream;
+pub mod workload;

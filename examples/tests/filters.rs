@@ -2,7 +2,6 @@
 //! against straightforward host loops, and that every bad input fails with a
 //! message, a non-zero exit and no output file.
 
-use hipacc::core::boundary::BoundaryMode;
 use hipacc::core::io;
 use hipacc::prelude::*;
 use std::path::{Path, PathBuf};
