@@ -2,7 +2,7 @@
 //! `iterate`, expression statements, and a block's tail value.
 
 use super::call::binder;
-use super::convert::{compound_ir, self_field, Converter};
+use super::convert::{compound_ir, is_self, self_field, Converter};
 use super::{reject, BinOp, Block, Expr, LetType, Stmt};
 use crate::types;
 
@@ -99,6 +99,15 @@ impl Converter<'_> {
                     "`let` binds one variable name in a kernel body (no tuples, `_` or other \
                      patterns)",
                 );
+                // Declare the names the pattern binds, so that their uses do
+                // not add "not a local variable" errors.
+                if let syn::Pat::Tuple(t) = other {
+                    for p in &t.elems {
+                        if let syn::Pat::Ident(i) = p {
+                            self.declare(&i.ident.to_string());
+                        }
+                    }
+                }
                 Stmt::Expr(Expr::Invalid)
             }
         }
@@ -160,17 +169,19 @@ impl Converter<'_> {
                 value,
             };
         }
-        let msg = if let Some(field) = self_field(target) {
+        let msg = if let Some(field) = written_field(target) {
             format!(
                 "cannot assign to `self.{field}`: kernels write only their output, the body's \
                  value; accessors, masks and parameters are read-only (use a `let mut` local)"
             )
         } else if let Some(name) = name {
             format!("cannot assign to `{name}`: it is not a local variable of the kernel body")
-        } else {
-            "only local variables (`let mut name`) can be assigned in a kernel body; build a \
-             new vector with `Rgba::new(..)` instead of assigning a lane"
+        } else if let syn::Expr::Field(_) = target {
+            "assigning a single vector lane is not supported in a kernel body; build a new \
+             vector with `Rgba::new(..)`"
                 .to_string()
+        } else {
+            "only local variables (`let mut name`) can be assigned in a kernel body".to_string()
         };
         self.diag.error(target, msg);
         Stmt::Expr(Expr::Invalid)
@@ -258,6 +269,18 @@ impl Converter<'_> {
             return None;
         }
         Some(value)
+    }
+}
+
+/// The kernel field an assignment target writes to: `self.f`,
+/// `self.f.at(..)`, `self.f()` or a lane of one of them.
+fn written_field(target: &syn::Expr) -> Option<&syn::Ident> {
+    match target {
+        syn::Expr::Field(f) => self_field(target).or_else(|| written_field(&f.base)),
+        syn::Expr::MethodCall(m) if is_self(&m.receiver) => Some(&m.method),
+        syn::Expr::MethodCall(m) => self_field(&m.receiver),
+        syn::Expr::Paren(p) => written_field(&p.expr),
+        _ => None,
     }
 }
 

@@ -1,0 +1,258 @@
+//! `KernelBody::cpu_pixel` computes the body's value on host images, with
+//! the boundary condition applied on every read (`Border`).
+
+use hipacc_core::cpu::{Border, Interior};
+use hipacc_core::{
+    kernel_body, Accessor, Boundary, Domain, Image, Kernel, KernelBody, KernelFields, Mask, Rgba,
+};
+
+/// Every pixel of a `width`x`height` output computed with `Border` reads.
+fn run<K: KernelBody>(k: &K, width: usize, height: usize) -> Vec<K::Output> {
+    let views = match k.cpu_views((0, 0)) {
+        Ok(v) => v,
+        Err(e) => panic!("cpu_views failed: {e}"),
+    };
+    let mut out = Vec::new();
+    for y in 0..height as isize {
+        for x in 0..width as isize {
+            // SAFETY: `Border` checks every read.
+            out.push(unsafe { K::cpu_pixel::<Border>(&views, x, y) });
+        }
+    }
+    out
+}
+
+fn image<T: hipacc_core::Pixel>(width: usize, height: usize, data: Vec<T>) -> Image<T> {
+    match Image::from_vec(width, height, data) {
+        Ok(i) => i,
+        Err(e) => panic!("image: {e}"),
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Jacobi {
+    sol: Accessor<f32>,
+    rhs: Accessor<f32>,
+    omega: f32,
+}
+
+#[kernel_body]
+impl Jacobi {
+    fn kernel(&self) -> f32 {
+        let nb = self.sol.at(-1, 0) + self.sol.at(1, 0) + self.sol.at(0, -1) + self.sol.at(0, 1);
+        (1.0 - self.omega) * self.sol() + self.omega * 0.25 * (self.rhs() + nb)
+    }
+}
+
+#[test]
+fn jacobi_with_constant_boundary() {
+    let (w, h) = (3, 2);
+    let u: Vec<f32> = (0..6).map(|i| i as f32).collect();
+    let f = vec![1.0f32; 6];
+    let k = Jacobi {
+        sol: Accessor::new(&image(w, h, u.clone())).with_boundary(Boundary::Constant(10.0)),
+        rhs: Accessor::new(&image(w, h, f.clone())),
+        omega: 0.5,
+    };
+    let get = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+            10.0
+        } else {
+            u[(y * w as i64 + x) as usize]
+        }
+    };
+    let mut expected = Vec::new();
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            let nb = get(x - 1, y) + get(x + 1, y) + get(x, y - 1) + get(x, y + 1);
+            expected.push(0.5 * get(x, y) + 0.5 * 0.25 * (1.0 + nb));
+        }
+    }
+    assert_eq!(run(&k, w, h), expected);
+    let b = k.bindings();
+    assert_eq!(b.accessors.len(), 2);
+    assert_eq!(b.accessors[0].slot.name, "sol");
+    assert_eq!(b.params.len(), 1);
+    assert_eq!(b.params[0].slot.name, "omega");
+}
+
+#[derive(Kernel)]
+#[kernel(output = i32)]
+struct Loops {
+    input: Accessor<u8>,
+    bias: i32,
+}
+
+#[kernel_body]
+impl Loops {
+    fn kernel(&self) -> i32 {
+        let mut s: i32 = 0;
+        for i in -2..=2 {
+            s += self.input.at(i, 0) as i32 * (i + 3);
+        }
+        if x() == 0 {
+            s = -s;
+        }
+        if y() == 1 {
+            s + self.bias
+        } else {
+            s * 2 + x()
+        }
+    }
+}
+
+#[test]
+fn loops_coordinates_and_clamp() {
+    let data: Vec<u8> = vec![1, 2, 3, 4, 5, 6, 7, 8];
+    let (w, h) = (4, 2);
+    let k = Loops {
+        input: Accessor::new(&image(w, h, data.clone())).with_boundary(Boundary::Clamp),
+        bias: 100,
+    };
+    let mut expected = Vec::new();
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            let mut s = 0;
+            for i in -2..=2 {
+                let cx = (x + i).clamp(0, w as i32 - 1);
+                s += i32::from(data[(y * w as i32 + cx) as usize]) * (i + 3);
+            }
+            if x == 0 {
+                s = -s;
+            }
+            expected.push(if y == 1 { s + 100 } else { s * 2 + x });
+        }
+    }
+    assert_eq!(run(&k, w, h), expected);
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Windows {
+    input: Accessor<f32>,
+    mask: Mask<f32>,
+    dom: Domain,
+}
+
+#[kernel_body]
+impl Windows {
+    fn kernel(&self) -> f32 {
+        let c = convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx, dy)
+        });
+        let m = reduce(&self.dom, Max, |dx, dy| self.input.at(dx, dy));
+        let p = reduce(&self.dom, Prod, |dx, dy| self.input.at(dx, dy));
+        let lo = reduce(&self.dom, Min, |dx, _| self.input.at(dx, 0));
+        let mut s = 0.0f32;
+        iterate(&self.dom, |dx, dy| {
+            s += self.input.at(dx, dy);
+        });
+        c * 1000.0 + m * 100.0 + p * 10.0 + lo + s * 0.5
+    }
+}
+
+#[test]
+fn windows_follow_positions_with_mirror() {
+    let (w, h) = (3, 3);
+    let data: Vec<f32> = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    let mask = match Mask::new([[0.0f32, 1.0, 0.0], [2.0, 0.0, 3.0], [0.0, 0.0, 0.0]]) {
+        Ok(m) => m,
+        Err(e) => panic!("mask: {e}"),
+    };
+    let mut dom = match Domain::new(3, 1) {
+        Ok(d) => d,
+        Err(e) => panic!("domain: {e}"),
+    };
+    if let Err(e) = dom.set(0, 0, false) {
+        panic!("domain: {e}");
+    }
+    let k = Windows {
+        input: Accessor::new(&image(w, h, data.clone())).with_boundary(Boundary::Mirror),
+        mask,
+        dom,
+    };
+    let mirror = |i: i32, n: i32| {
+        if i < 0 {
+            -i - 1
+        } else if i >= n {
+            2 * n - i - 1
+        } else {
+            i
+        }
+    };
+    let get = |x: i32, y: i32| data[(mirror(y, 3) * 3 + mirror(x, 3)) as usize];
+    let mut expected = Vec::new();
+    for y in 0..3 {
+        for x in 0..3 {
+            let c = get(x, y - 1) + 2.0 * get(x - 1, y) + 3.0 * get(x + 1, y);
+            let (l, r) = (get(x - 1, y), get(x + 1, y));
+            let v = c * 1000.0 + l.max(r) * 100.0 + l * r * 10.0 + l.min(r) + (l + r) * 0.5;
+            expected.push(v);
+        }
+    }
+    assert_eq!(run(&k, w, h), expected);
+}
+
+#[derive(Kernel)]
+#[kernel(output = Rgba<f32>)]
+struct Vectors {
+    img: Accessor<Rgba<f32>>,
+    gain: f32,
+}
+
+#[kernel_body]
+impl Vectors {
+    fn kernel(&self) -> Rgba<f32> {
+        let p: Rgba<f32> = self.img.at(1, 0);
+        let l = (p.r + p.g + p.b) / 3.0;
+        Rgba::new(l, l * self.gain, p.b.sqrt(), p.a) * 2.0f32
+    }
+}
+
+#[test]
+fn vectors_with_repeat() {
+    let data = vec![
+        Rgba::new(1.0f32, 2.0, 9.0, 0.5),
+        Rgba::new(3.0, 3.0, 16.0, 1.0),
+    ];
+    let k = Vectors {
+        img: Accessor::new(&image(2, 1, data.clone())).with_boundary(Boundary::Repeat),
+        gain: 3.0,
+    };
+    let expected: Vec<Rgba<f32>> = [1, 0]
+        .iter()
+        .map(|&i| {
+            let p: Rgba<f32> = data[i];
+            let l = (p.r + p.g + p.b) / 3.0;
+            Rgba::new(l, l * 3.0, p.b.sqrt(), p.a) * 2.0
+        })
+        .collect();
+    assert_eq!(run(&k, 2, 1), expected);
+}
+
+#[test]
+fn interior_reads_match_border_reads_inside() {
+    let data: Vec<f32> = (0..25).map(|i| (i * i % 7) as f32).collect();
+    let k = Jacobi {
+        sol: Accessor::new(&image(5, 5, data.clone())).with_boundary(Boundary::Clamp),
+        rhs: Accessor::new(&image(5, 5, data)),
+        omega: 0.8,
+    };
+    let views = match k.cpu_views((0, 0)) {
+        Ok(v) => v,
+        Err(e) => panic!("cpu_views failed: {e}"),
+    };
+    for y in 1..4 {
+        for x in 1..4 {
+            // SAFETY: the 3x3 footprint at (1..4, 1..4) is inside the 5x5 image.
+            let (i, b) = unsafe {
+                (
+                    Jacobi::cpu_pixel::<Interior>(&views, x, y),
+                    Jacobi::cpu_pixel::<Border>(&views, x, y),
+                )
+            };
+            assert_eq!(i, b, "pixel ({x}, {y})");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+use hipacc_core::{kernel_body, Accessor, Kernel};
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct K {
+    input: Accessor<f32>,
+    gain: f32,
+}
+
+#[kernel_body]
+impl K {
+    fn kernel(&self) -> f32 {
+        if self.gain > 1.0 {
+            return 0.0;
+        }
+        self.input()
+    }
+}
+
+fn main() {}

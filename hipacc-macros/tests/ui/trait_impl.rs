@@ -1,0 +1,21 @@
+use hipacc_core::{kernel_body, Accessor, Kernel};
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct K {
+    input: Accessor<f32>,
+    gain: f32,
+}
+
+trait Body {
+    fn kernel(&self) -> f32;
+}
+
+#[kernel_body]
+impl Body for K {
+    fn kernel(&self) -> f32 {
+        self.input()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use hipacc_core::{Accessor, Kernel};
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct K(Accessor<f32>);
+
+fn main() {}
