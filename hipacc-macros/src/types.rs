@@ -48,9 +48,23 @@ pub(crate) fn field_kind(ty: &Type) -> FieldKind<'_> {
     }
 }
 
+/// `ty` without the invisible groups and parentheses that `macro_rules!`
+/// substitution (`$t:ty`) or the user put around it.
+pub(crate) fn ungroup(mut ty: &Type) -> &Type {
+    loop {
+        match ty {
+            Type::Group(g) => ty = &g.elem,
+            Type::Paren(p) => ty = &p.elem,
+            _ => return ty,
+        }
+    }
+}
+
 /// The name of a scalar type (`f32`), if `ty` is one.
 pub(crate) fn scalar_name(ty: &Type) -> Option<&'static str> {
-    let Type::Path(p) = ty else { return None };
+    let Type::Path(p) = ungroup(ty) else {
+        return None;
+    };
     if p.qself.is_some() {
         return None;
     }
@@ -89,7 +103,9 @@ pub(crate) fn type_text(ty: &Type) -> String {
 }
 
 fn last_segment(ty: &Type) -> Option<(String, &PathArguments)> {
-    let Type::Path(p) = ty else { return None };
+    let Type::Path(p) = ungroup(ty) else {
+        return None;
+    };
     if p.qself.is_some() {
         return None;
     }

@@ -256,3 +256,41 @@ fn interior_reads_match_border_reads_inside() {
         }
     }
 }
+
+/// A kernel stamped out per type by `macro_rules!`, whose `$t:ty` reaches
+/// the macros wrapped in invisible groups.
+macro_rules! scale_kernel {
+    ($name:ident, $t:ty) => {
+        #[derive(Kernel)]
+        #[kernel(output = $t)]
+        struct $name {
+            input: Accessor<$t>,
+            k: $t,
+        }
+
+        #[kernel_body]
+        impl $name {
+            fn kernel(&self) -> $t {
+                let v: $t = self.input() * self.k;
+                (v as f64 / 2.0) as $t
+            }
+        }
+    };
+}
+
+scale_kernel!(ScaleU8, u8);
+scale_kernel!(ScaleF64, f64);
+
+#[test]
+fn kernels_from_macro_rules_types() {
+    let k = ScaleU8 {
+        input: Accessor::new(&image(3, 1, vec![1u8, 2, 3])),
+        k: 5,
+    };
+    assert_eq!(run(&k, 3, 1), vec![2u8, 5, 7]);
+    let k = ScaleF64 {
+        input: Accessor::new(&image(2, 1, vec![1.0f64, -4.0])),
+        k: 0.5,
+    };
+    assert_eq!(run(&k, 2, 1), vec![0.25, -1.0]);
+}

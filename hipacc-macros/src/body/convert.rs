@@ -249,7 +249,7 @@ impl<'d> Converter<'d> {
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let expr = Box::new(self.expr(&c.expr));
         match types::scalar_name(&c.ty) {
-            Some(_) => match &*c.ty {
+            Some(_) => match types::ungroup(&c.ty) {
                 syn::Type::Path(p) => match p.path.get_ident() {
                     Some(ty) => Expr::Cast {
                         expr,

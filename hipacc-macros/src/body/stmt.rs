@@ -115,7 +115,7 @@ impl Converter<'_> {
 
     /// A `let` annotation: a scalar, `bool` or `Rgba<scalar>`.
     fn let_type(&mut self, ty: &syn::Type) -> Option<LetType> {
-        if let syn::Type::Path(p) = ty {
+        if let syn::Type::Path(p) = types::ungroup(ty) {
             if let Some(ident) = p.path.get_ident() {
                 if types::scalar_name(ty).is_some() || ident == "bool" {
                     return Some(LetType {
@@ -126,8 +126,12 @@ impl Converter<'_> {
             }
             if let (Some(lane), Some(last)) = (types::rgba_lane(ty), p.path.segments.last()) {
                 if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
-                    if let Some(syn::GenericArgument::Type(syn::Type::Path(t))) = a.args.first() {
-                        if let Some(ident) = t.path.get_ident() {
+                    if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                        let t = match types::ungroup(t) {
+                            syn::Type::Path(t) => t.path.get_ident(),
+                            _ => None,
+                        };
+                        if let Some(ident) = t {
                             debug_assert_eq!(ident, lane);
                             return Some(LetType {
                                 scalar: ident.clone(),
