@@ -258,3 +258,244 @@ pub(crate) fn domain_max() -> Kernel {
     });
     k
 }
+
+fn call(func: hipacc_core::ir::Intrinsic, ty: Type, args: Vec<Expr>) -> Expr {
+    Expr::new(ty, ExprKind::Call { func, args })
+}
+
+fn cast(e: Expr, ty: Type) -> Expr {
+    Expr::new(ty, ExprKind::Cast(Box::new(e)))
+}
+
+/// Every expression kind: integer and float operators, math functions,
+/// casts, an `if` expression, `&&` with a reduction on its right side,
+/// `iterate`, vectors (`Rgba<u8>` and `Rgba<f32>`), a dynamic mask and a
+/// domain; output `Rgba<f32>`.
+pub(crate) fn kitchen_sink() -> Kernel {
+    use hipacc_core::ir::{Intrinsic as I, ScalarType, UnaryOp};
+    let f = Type::F32;
+    let i = Type::I32;
+    let u8t = Type::scalar(ScalarType::U8);
+    let v4 = Type::vec4(ScalarType::F32);
+    let c4 = Type::vec4(ScalarType::U8);
+    let x = Expr::new(i, ExprKind::X);
+    let y = Expr::new(i, ExprKind::Y);
+    // let a: i32 = (x * 7 - y) / (y % 3) << 2 >> 1;
+    let a = bin(
+        BinaryOp::Shr,
+        bin(
+            BinaryOp::Shl,
+            bin(
+                BinaryOp::Div,
+                bin(
+                    BinaryOp::Sub,
+                    bin(BinaryOp::Mul, x.clone(), int(7)),
+                    y.clone(),
+                ),
+                bin(BinaryOp::Rem, y.clone(), int(3)),
+            ),
+            int(2),
+        ),
+        int(1),
+    );
+    // let g: u8 = (img.at(0,0) as f32 * 1.5).round() as u8 ... on a gray u8 accessor
+    let g = cast(
+        call(
+            I::Round,
+            f,
+            vec![bin(
+                BinaryOp::Mul,
+                cast(read(1, u8t, int(0), int(0)), f),
+                f32c(1.5),
+            )],
+        ),
+        u8t,
+    );
+    // let s: f32 = reduce(dom, Sum, |dx, dy| mask(dx, dy) * gray(dx, dy) as f32)
+    let coef = Expr::new(
+        f,
+        ExprKind::MaskCoef {
+            mask: 0,
+            dx: Box::new(var(4, i)),
+            dy: Box::new(var(5, i)),
+        },
+    );
+    let s = Expr::new(
+        f,
+        ExprKind::Reduce {
+            window: Window::Domain(0),
+            op: ReduceOp::Sum,
+            dx: VarId(4),
+            dy: VarId(5),
+            body: Box::new(Block {
+                stmts: vec![],
+                result: Some(bin(
+                    BinaryOp::Mul,
+                    coef,
+                    cast(read(1, u8t, var(4, i), var(5, i)), f),
+                )),
+            }),
+        },
+    );
+    // let ok: bool = a > 0 && s > 0.5;
+    let ok = bin(
+        BinaryOp::And,
+        bin(BinaryOp::Gt, var(0, i), int(0)),
+        bin(BinaryOp::Gt, var(2, f), f32c(0.5)),
+    );
+    // let m = if ok { s.max(f32::NAN).clamp(0, 1) } else { -(a as f32).powi(2).sqrt() };
+    let then_v = call(
+        I::Clamp,
+        f,
+        vec![
+            call(I::Max, f, vec![var(2, f), f32c(f64::NAN)]),
+            f32c(0.0),
+            f32c(1.0),
+        ],
+    );
+    let else_v = Expr::new(
+        f,
+        ExprKind::Unary {
+            op: UnaryOp::Neg,
+            arg: Box::new(call(
+                I::Sqrt,
+                f,
+                vec![call(I::Powi, f, vec![cast(var(0, i), f), int(2)])],
+            )),
+        },
+    );
+    let m = Expr::new(
+        f,
+        ExprKind::If {
+            cond: Box::new(var(3, Type::BOOL)),
+            then: Box::new(Block {
+                stmts: vec![],
+                result: Some(then_v),
+            }),
+            els: Box::new(Block {
+                stmts: vec![],
+                result: Some(else_v),
+            }),
+        },
+    );
+    // let mut acc = rgba(0,0,0,0); iterate(dom, |dx, dy| acc = acc + color(dx, dy) as Rgba<f32> * m);
+    let it = Stmt::Iterate {
+        window: Window::Domain(0),
+        dx: VarId(7),
+        dy: VarId(8),
+        body: Block {
+            stmts: vec![Stmt::Assign {
+                var: VarId(6),
+                value: bin(
+                    BinaryOp::Add,
+                    var(6, v4),
+                    bin(
+                        BinaryOp::Mul,
+                        cast(read(0, c4, var(7, i), var(8, i)), v4),
+                        var(1, f),
+                    ),
+                ),
+            }],
+            result: None,
+        },
+    };
+    let lane = Expr::new(
+        f,
+        ExprKind::Lane {
+            arg: Box::new(var(6, v4)),
+            lane: 2,
+        },
+    );
+    let result = Expr::new(
+        v4,
+        ExprKind::MakeVec(vec![
+            lane,
+            cast(g, f),
+            call(I::Atan2, f, vec![var(1, f), f32c(2.0)]),
+            Expr::new(f, ExprKind::Param(0)),
+        ]),
+    );
+    let zero4 = Expr::new(v4, ExprKind::Const(Literal::float(0.0)));
+    let mut vars = vec![
+        vinfo("a", i),
+        vinfo("m", f),
+        vinfo("s", f),
+        vinfo("ok", Type::BOOL),
+        vinfo("dx", i),
+        vinfo("dy", i),
+        vinfo("acc", v4),
+        vinfo("dx", i),
+        vinfo("dy", i),
+    ];
+    vars[6].mutable = true;
+    let body = Block {
+        stmts: vec![
+            Stmt::Let {
+                var: VarId(0),
+                value: a,
+            },
+            Stmt::Let {
+                var: VarId(2),
+                value: s,
+            },
+            Stmt::Let {
+                var: VarId(3),
+                value: ok,
+            },
+            Stmt::Let {
+                var: VarId(1),
+                value: m,
+            },
+            Stmt::Let {
+                var: VarId(6),
+                value: zero4,
+            },
+            it,
+        ],
+        result: Some(result),
+    };
+    let mut color = accessor("color", c4, BoundaryMode::Constant);
+    color.constant = vec![
+        Literal::Int(1),
+        Literal::Int(2),
+        Literal::Int(3),
+        Literal::Int(255),
+    ];
+    Kernel {
+        name: "KitchenSink".into(),
+        output: v4,
+        accessors: vec![color, accessor("gray", u8t, BoundaryMode::Mirror)],
+        masks: vec![MaskSlot {
+            name: "weights".into(),
+            ty: f,
+            width: 3,
+            height: 3,
+            coefficients: None,
+        }],
+        domains: vec![DomainSlot {
+            name: "dom".into(),
+            width: 3,
+            height: 3,
+            enabled: vec![true, false, true, false, true, false, true, false, true],
+        }],
+        params: vec![ParamSlot {
+            name: "alpha".into(),
+            ty: f,
+        }],
+        vars,
+        body,
+    }
+}
+
+/// Every test kernel.
+pub(crate) fn all() -> Vec<Kernel> {
+    vec![
+        jacobi(),
+        convolve(5, 5),
+        convolve(1, 9),
+        read_at_x(),
+        row_loop(-3, 4),
+        domain_max(),
+        kitchen_sink(),
+    ]
+}

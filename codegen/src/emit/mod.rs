@@ -301,3 +301,6 @@ pub fn generate_batch(
         kernels,
     })
 }
+
+#[cfg(test)]
+mod tests;
