@@ -154,3 +154,50 @@ impl Target {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        let names = Target::names();
+        assert_eq!(
+            names,
+            [
+                "fermi",
+                "k20",
+                "fx5800",
+                "a100",
+                "h100",
+                "h200",
+                "amd-gcn",
+                "pocl",
+                "intel-gpu"
+            ]
+        );
+        for t in Target::all() {
+            for class in [
+                OperatorClass::Point,
+                OperatorClass::Local,
+                OperatorClass::Global,
+            ] {
+                let d = t.defaults(class);
+                assert!(d.block.validate(t).is_ok(), "{} {class:?}", t.name);
+            }
+            assert!(t.supports(Language::OpenCl));
+            assert_eq!(t.supports(Language::Cuda), t.vendor == Vendor::Nvidia);
+            assert!(
+                t.warp_width >= 1
+                    && t.shared_memory_per_block <= t.shared_memory_per_multiprocessor
+            );
+        }
+        assert_eq!(Target::by_name("H200").map(|t| t.name), Some("h200"));
+        assert!(Target::lookup("gtx")
+            .unwrap_err()
+            .to_string()
+            .contains("amd-gcn"));
+        let list = Target::list_text();
+        assert!(list.contains("pocl") && list.contains("[cuda, opencl]"));
+    }
+}

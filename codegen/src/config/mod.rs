@@ -337,10 +337,9 @@ impl Config {
         let size = pixel.size() as u32;
         let banks = target.shared_memory_banks;
         let mut pitch = w;
-        if banks > 1 && size <= word && (pitch * size / word) % banks == 0 {
-            pitch += word / size;
-        } else if banks > 1 && size > word && (pitch * size / word) % banks == 0 {
-            pitch += 1;
+        if banks > 1 && (pitch * size / word).is_multiple_of(banks) {
+            // One word (or one pixel, when pixels are wider than a word).
+            pitch += (word / size).max(1);
         }
         (w, h, pitch)
     }
@@ -377,3 +376,6 @@ impl std::fmt::Display for Config {
         )
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -210,10 +210,11 @@ impl KernelInfo {
             .iter()
             .zip(&self.footprints)
             .zip(&self.checked)
-            .filter_map(|((r, fp), &c)| {
-                (c && fp.is_some()).then(|| CheckedAccessor {
+            .filter(|(_, &c)| c)
+            .filter_map(|((r, fp), _)| {
+                fp.map(|footprint| CheckedAccessor {
                     size: (r.width, r.height),
-                    footprint: fp.unwrap_or(Footprint::POINT),
+                    footprint,
                 })
             })
             .collect();

@@ -19,9 +19,8 @@ pub(crate) fn positions(kernel: &Kernel, window: Window) -> Vec<(i32, i32)> {
     let mut out = Vec::new();
     for row in 0..h {
         for col in 0..w {
-            let on = enabled.map_or(true, |e| {
-                e.get((row * w + col) as usize).copied().unwrap_or(false)
-            });
+            let on =
+                enabled.is_none_or(|e| e.get((row * w + col) as usize).copied().unwrap_or(false));
             if on {
                 out.push((col as i32 - hw, row as i32 - hh));
             }
