@@ -4,15 +4,15 @@
 //! documents the kernel language. Each entry point here only converts tokens
 //! and calls its `*_impl` function:
 //!
-//! - [`derive.rs`](derive) checks the struct and implements `KernelFields`;
-//! - [`kernel_body.rs`](kernel_body) reads the `kernel()` method, checks its
-//!   body against the kernel subset ([`body`]) and implements `KernelBody`
-//!   with the captured surface AST ([`emit_surface`]) and the body compiled
-//!   for the CPU ([`emit_cpu`]).
+//! - `derive` checks the struct and implements `KernelFields`;
+//! - `kernel_body` reads the `kernel()` method, checks its body against the
+//!   kernel subset (`body`) and implements `KernelBody` with the captured
+//!   surface AST (`emit_surface`) and the body compiled for the CPU
+//!   (`emit_cpu`).
 //!
 //! Every rejected construct is reported with a span and a hint, all of them
-//! at once ([`diag`]); emitted code names the core crate through
-//! [`paths`] only.
+//! at once (`diag`); emitted code names the core crate through `paths`
+//! only.
 
 mod body;
 mod derive;
