@@ -7,10 +7,17 @@
 //! vectorises the row loop) and with [`Border`] for the strips along the
 //! edges, where the boundary condition is applied on every read using the
 //! index maths of [`crate::boundary`].
+//!
+//! An accessor with an [`Interpolation`] other than `None` is always read in
+//! `Border` mode (the backend gives it an unbounded footprint): each read
+//! maps the output pixel cell-centred into the accessor's region and
+//! weighs the taps as [`crate::interpolate`] defines, applying the boundary
+//! condition to every tap.
 
 use crate::boundary::BoundaryMode;
 use crate::image::ReadGuard;
-use crate::{Accessor, Boundary, Domain, Mask, Pixel, Result};
+use crate::interpolate;
+use crate::{Accessor, Boundary, Domain, Interpolation, Mask, Pixel, Rect, Result};
 
 /// Whether reads are checked against the image edges.
 pub trait ReadMode: 'static {
@@ -63,11 +70,24 @@ pub struct AccessorView<'a, T> {
     rh: isize,
     mode: BoundaryMode,
     constant: T,
+    interpolation: Interpolation,
+    /// Iteration space size, for the interpolating mapping.
+    space_w: usize,
+    space_h: usize,
 }
 
 impl<'a, T: Pixel> AccessorView<'a, T> {
-    /// The view of `acc` for an iteration space with origin `origin`.
+    /// The view of `acc` for an iteration space with origin `origin` and the
+    /// accessor's size (an interpolating accessor then maps one to one).
     pub fn new(acc: &'a Accessor<T>, origin: (usize, usize)) -> Result<Self> {
+        let r = acc.region();
+        Self::in_space(acc, Rect::new(origin.0, origin.1, r.width, r.height))
+    }
+
+    /// The view of `acc` for the iteration space `space`; an interpolating
+    /// accessor maps `space` onto its region cell-centred.
+    pub fn in_space(acc: &'a Accessor<T>, space: Rect) -> Result<Self> {
+        let origin = (space.x, space.y);
         let r = acc.region();
         let img = acc.image();
         r.check_in(img.width(), img.height())?;
@@ -85,7 +105,52 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
                 Boundary::Constant(c) => c,
                 _ => T::default(),
             },
+            interpolation: acc.interpolation(),
+            space_w: space.width.max(1),
+            space_h: space.height.max(1),
         })
+    }
+
+    /// The pixel at position `(rel_x, rel_y)` of the region, through the
+    /// boundary condition.
+    #[inline(always)]
+    fn read_region(&self, rel_x: i64, rel_y: i64) -> T {
+        let (w, h) = (self.rw as i64, self.rh as i64);
+        let (cx, cy) = match (self.mode.remap(rel_x, w), self.mode.remap(rel_y, h)) {
+            (Some(cx), Some(cy)) => (cx, cy),
+            _ if self.mode == BoundaryMode::Constant => return self.constant,
+            _ => {
+                debug_assert!(
+                    false,
+                    "read ({rel_x}, {rel_y}) outside the region with an Undefined boundary"
+                );
+                (rel_x.clamp(0, w - 1), rel_y.clamp(0, h - 1))
+            }
+        };
+        self.pixels[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
+    }
+
+    /// An interpolating read at offset `(dx, dy)` for output pixel `(x, y)`.
+    #[cold]
+    fn read_interpolated(&self, x: isize, y: isize, dx: i32, dy: i32) -> T {
+        // Relative to the space origin: x + ox is the region-absolute column.
+        let rel_x = (x + self.ox - self.rx) as i64;
+        let rel_y = (y + self.oy - self.ry) as i64;
+        let px = interpolate::source_position(rel_x, self.space_w, self.rw as usize, dx.into());
+        let py = interpolate::source_position(rel_y, self.space_h, self.rh as usize, dy.into());
+        let like = self.constant.to_value();
+        let v = interpolate::sample::<std::convert::Infallible>(
+            self.interpolation,
+            px,
+            py,
+            like,
+            |ix, iy| Ok(self.read_region(ix, iy).to_value()),
+        );
+        match v {
+            Ok(v) => T::from_value(v)
+                .unwrap_or_else(|| unreachable!("bug: interpolation changed the pixel type")),
+            Err(never) => match never {},
+        }
     }
 }
 
@@ -105,20 +170,10 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
             // which is inside the image (checked in `new`).
             return unsafe { *self.pixels.get_unchecked(i as usize) };
         }
-        let (rel_x, rel_y) = ((ix - self.rx) as i64, (iy - self.ry) as i64);
-        let (w, h) = (self.rw as i64, self.rh as i64);
-        let (cx, cy) = match (self.mode.remap(rel_x, w), self.mode.remap(rel_y, h)) {
-            (Some(cx), Some(cy)) => (cx, cy),
-            _ if self.mode == BoundaryMode::Constant => return self.constant,
-            _ => {
-                debug_assert!(
-                    false,
-                    "read ({ix}, {iy}) outside the image with an Undefined boundary"
-                );
-                (rel_x.clamp(0, w - 1), rel_y.clamp(0, h - 1))
-            }
-        };
-        self.pixels[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
+        if self.interpolation != Interpolation::None {
+            return self.read_interpolated(x, y, dx, dy);
+        }
+        self.read_region((ix - self.rx) as i64, (iy - self.ry) as i64)
     }
 }
 

@@ -67,6 +67,11 @@ pub trait KernelField: Sync {
     fn bind(&self, name: &'static str, out: &mut Bindings);
     /// The CPU view for an iteration space whose origin is `origin`.
     fn cpu_view(&self, origin: (usize, usize)) -> Result<Self::CpuView<'_>>;
+    /// The CPU view for the iteration space `space`: what interpolating
+    /// accessors need, as they map the whole space onto their region.
+    fn cpu_view_in(&self, space: Rect) -> Result<Self::CpuView<'_>> {
+        self.cpu_view((space.x, space.y))
+    }
 }
 
 /// Implemented by `#[derive(Kernel)]`: the kernel's fields.
@@ -83,6 +88,11 @@ pub trait KernelFields: Sync + Sized {
     fn bindings(&self) -> Bindings;
     /// The CPU views for an iteration space with origin `origin`.
     fn cpu_views(&self, origin: (usize, usize)) -> Result<Self::CpuViews<'_>>;
+    /// The CPU views for the iteration space `space` (see
+    /// [`KernelField::cpu_view_in`]); `#[derive(Kernel)]` implements it.
+    fn cpu_views_in(&self, space: Rect) -> Result<Self::CpuViews<'_>> {
+        self.cpu_views((space.x, space.y))
+    }
 }
 
 /// Implemented by `#[kernel_body]`: the kernel's body.
@@ -138,6 +148,9 @@ impl<T: Pixel> KernelField for Accessor<T> {
     }
     fn cpu_view(&self, origin: (usize, usize)) -> Result<AccessorView<'_, T>> {
         AccessorView::new(self, origin)
+    }
+    fn cpu_view_in(&self, space: Rect) -> Result<AccessorView<'_, T>> {
+        AccessorView::in_space(self, space)
     }
 }
 

@@ -17,6 +17,7 @@ pub mod cpu;
 mod domain;
 mod error;
 pub mod image;
+pub mod interpolate;
 pub mod io;
 pub mod ir;
 pub mod kernel;

@@ -201,6 +201,7 @@ fn emit(input: &DeriveInput, output: &Type, fields: &[Field<'_>], paths: &Paths)
     let name_str = name.to_string();
     let (kernel_fields, kernel_field) = (paths.kernel_fields(), paths.kernel_field());
     let (bindings, result) = (paths.bindings(), paths.result());
+    let rect = paths.rect();
     let names: Vec<&Ident> = fields.iter().map(|f| f.name).collect();
     let name_strs: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     let tys: Vec<&Type> = fields.iter().map(|f| f.ty).collect();
@@ -228,6 +229,13 @@ fn emit(input: &DeriveInput, output: &Type, fields: &[Field<'_>], paths: &Paths)
             fn cpu_views(&self, origin: (usize, usize)) -> #result<Self::CpuViews<'_>> {
                 ::core::result::Result::Ok(#views {
                     #( #names: #kernel_field::cpu_view(&self.#names, origin)?, )*
+                    __hipacc_lifetime: ::core::marker::PhantomData,
+                })
+            }
+
+            fn cpu_views_in(&self, space: #rect) -> #result<Self::CpuViews<'_>> {
+                ::core::result::Result::Ok(#views {
+                    #( #names: #kernel_field::cpu_view_in(&self.#names, space)?, )*
                     __hipacc_lifetime: ::core::marker::PhantomData,
                 })
             }

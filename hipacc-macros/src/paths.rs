@@ -46,6 +46,11 @@ impl Paths {
         self.item(quote!(kernel::Bindings))
     }
 
+    /// `Rect`.
+    pub(crate) fn rect(&self) -> TokenStream {
+        self.item(quote!(Rect))
+    }
+
     /// The core crate's `Result`.
     pub(crate) fn result(&self) -> TokenStream {
         self.item(quote!(Result))

@@ -47,7 +47,7 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
             .map(|a| a.region)
             .zip(reaches.iter().copied()),
     );
-    let views = kernel.cpu_views((rect.x, rect.y))?;
+    let views = kernel.cpu_views_in(rect)?;
     let width = space.image().width();
     let mut out = space.image().write()?;
     let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];

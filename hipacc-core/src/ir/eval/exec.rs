@@ -4,7 +4,7 @@ use super::{intrinsics, ops, Inputs};
 use crate::ir::{
     BinaryOp, Block, Expr, ExprKind, Scalar4, ScalarType, Stmt, Type, Value, VarId, Window,
 };
-use crate::{BoundaryMode, Error, Result};
+use crate::{interpolate, BoundaryMode, Error, Interpolation, Result};
 
 /// The state of one pixel's evaluation.
 pub(super) struct Frame<'a> {
@@ -199,11 +199,26 @@ impl Frame<'_> {
     }
 
     /// Accessor `acc` at offset `(dx, dy)` from this pixel, through its
-    /// boundary condition.
+    /// boundary condition (and its interpolation, if any).
     fn read(&self, acc: usize, dx: i64, dy: i64) -> Result<Value> {
         let a = &self.inputs.accessors[acc];
-        let rx = self.x - self.inputs.origin.0 + dx;
-        let ry = self.y - self.inputs.origin.1 + dy;
+        let rx = self.x - self.inputs.origin.0;
+        let ry = self.y - self.inputs.origin.1;
+        if a.interpolation == Interpolation::None {
+            return self.read_at(acc, rx + dx, ry + dy);
+        }
+        let (sw, sh) = self.inputs.extent;
+        let px = interpolate::source_position(rx, sw, a.region.width, dx);
+        let py = interpolate::source_position(ry, sh, a.region.height, dy);
+        interpolate::sample(a.interpolation, px, py, a.constant, |ix, iy| {
+            self.read_at(acc, ix, iy)
+        })
+    }
+
+    /// Accessor `acc` at position `(rx, ry)` of its region, through its
+    /// boundary condition.
+    fn read_at(&self, acc: usize, rx: i64, ry: i64) -> Result<Value> {
+        let a = &self.inputs.accessors[acc];
         let (w, h) = (a.region.width as i64, a.region.height as i64);
         match (a.mode.remap(rx, w), a.mode.remap(ry, h)) {
             (Some(cx), Some(cy)) => {

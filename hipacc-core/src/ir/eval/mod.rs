@@ -7,7 +7,9 @@
 //! an error, casts follow Rust's `as`, math methods call Rust's own
 //! functions, and every accessor read goes through the index maths of
 //! [`crate::boundary`] at the accessor's region (a read outside the region
-//! of an `Undefined` accessor is an [`Error::UndefinedRead`]). Local
+//! of an `Undefined` accessor is an [`Error::UndefinedRead`]). Interpolating
+//! accessors read through [`crate::interpolate::sample`], with the boundary
+//! condition applied to every tap. Local
 //! reductions start from the value at the first position of their window
 //! and combine in row-major order.
 
@@ -82,6 +84,8 @@ struct AccessorInput {
     mode: BoundaryMode,
     /// The `Constant` boundary's value (unused otherwise).
     constant: Value,
+    /// How reads between pixels are answered.
+    interpolation: Interpolation,
 }
 
 /// A mask ready to read.
@@ -114,6 +118,8 @@ struct Inputs<'a> {
     domain_positions: Vec<Vec<(i32, i32)>>,
     /// Origin of the iteration space.
     origin: (i64, i64),
+    /// Size of the iteration space (for interpolating accessors).
+    extent: (usize, usize),
 }
 
 impl<'a> Inputs<'a> {
@@ -160,12 +166,6 @@ impl<'a> Inputs<'a> {
                     a.image.pixel_type()
                 )));
             }
-            if slot.interpolation != Interpolation::None {
-                return Err(fail(format!(
-                    "accessor `{}` interpolates ({:?}); the evaluator reads whole pixels only",
-                    slot.name, slot.interpolation
-                )));
-            }
             a.region.check_in(a.image.width(), a.image.height())?;
             let constant = constant_value(slot).map_err(fail)?;
             accessors.push(AccessorInput {
@@ -174,6 +174,7 @@ impl<'a> Inputs<'a> {
                 region: a.region,
                 mode: slot.boundary,
                 constant,
+                interpolation: slot.interpolation,
             });
         }
         let mut masks = Vec::new();
@@ -237,6 +238,7 @@ impl<'a> Inputs<'a> {
                 .map(|d| grid(d.width, d.height, &|i| d.enabled.get(i) == Some(&true)))
                 .collect(),
             origin: (space.x as i64, space.y as i64),
+            extent: (space.width, space.height),
         })
     }
 
