@@ -42,6 +42,9 @@ pub enum Error {
         /// The driver's message.
         message: String,
     },
+    /// Misuse of a pyramid or a traversal.
+    #[error(transparent)]
+    Pyramid(#[from] crate::pyramid::PyramidError),
     /// A configuration that the device cannot run.
     #[error("invalid configuration: {0}")]
     Config(String),

@@ -15,10 +15,11 @@ pub trait Execute: Kernel {
 
 impl<K: Kernel> Execute for K {
     fn execute(&self, device: &Device, space: &IterationSpace<K::Output>) -> Result<()> {
-        match device.inner() {
+        // Recorded in the schedule trace when a traversal runs on this thread.
+        crate::trace::launch(K::NAME, device.kind().name(), || match device.inner() {
             DeviceInner::Cpu => crate::cpu::execute(self, space),
             DeviceInner::OpenCl(d) => crate::opencl::execute(d, device.overrides(), self, space),
             DeviceInner::Cuda(d) => crate::cuda::execute(d, device.overrides(), self, space),
-        }
+        })
     }
 }

@@ -15,14 +15,22 @@ mod error;
 mod execute;
 mod gpu;
 mod opencl;
+mod pyramid;
+pub mod reduce;
+pub mod trace;
+mod traverse;
 
 pub use device::{BackendKind, Device, BACKEND_ENV};
 pub use error::{Error, Result};
 pub use execute::Execute;
+pub use hipacc_core::Image;
+pub use pyramid::{level_size, max_depth, BindPyramid, Pyramid, PyramidError};
+pub use trace::Trace;
+pub use traverse::{traverse, Traversal};
 
 /// Everything a kernel author needs: `use hipacc::prelude::*;`.
 pub mod prelude {
-    pub use crate::{Device, Execute};
+    pub use crate::{traverse, Device, Execute, Pyramid};
     pub use hipacc_core::dsl::*;
     pub use hipacc_core::{
         kernel_body, Accessor, Boundary, Domain, Image, Interpolation, IterationSpace, Kernel,

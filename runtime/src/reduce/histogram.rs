@@ -1,0 +1,63 @@
+//! Histograms (binning): how many pixels fall into each of equal bins.
+
+use super::with_rows;
+use crate::{Device, Error, Result};
+use hipacc_core::{Image, Pixel, Rect};
+
+/// The most bins accepted (a larger count is almost surely a mistake).
+pub const MAX_BINS: usize = 1 << 24;
+
+/// Counts the pixels of `region` (the whole image if `None`) in `bins`
+/// equal bins over `[lo, hi)`: pixel `v` goes to bin
+/// `floor((v - lo) / (hi - lo) * bins)` (computed in `f64`). Pixels outside
+/// `[lo, hi)` and NaN are not counted.
+///
+/// ```
+/// use hipacc::{reduce, Device, Image};
+/// let img = Image::from_vec(4, 1, vec![0u8, 10, 200, 255])?;
+/// let h = reduce::histogram(&Device::cpu(), &img, None, 4, 0.0, 256.0)?;
+/// assert_eq!(h, [2, 0, 0, 2]);
+/// # Ok::<(), hipacc::Error>(())
+/// ```
+pub fn histogram<T: Pixel + Into<f64>>(
+    _device: &Device,
+    image: &Image<T>,
+    region: Option<Rect>,
+    bins: usize,
+    lo: f64,
+    hi: f64,
+) -> Result<Vec<u64>> {
+    if bins == 0 || bins > MAX_BINS {
+        return Err(Error::Config(format!(
+            "a histogram needs 1 to {MAX_BINS} bins, not {bins}"
+        )));
+    }
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Err(Error::Config(format!(
+            "a histogram's range must be finite with lo < hi, not [{lo}, {hi})"
+        )));
+    }
+    let scale = bins as f64 / (hi - lo);
+    with_rows(
+        image,
+        region,
+        || vec![0u64; bins],
+        |mut counts, row| {
+            for &p in row {
+                let v: f64 = p.into();
+                if v >= lo && v < hi {
+                    // `v < hi` can still round up to `bins` for the last bin.
+                    let b = (((v - lo) * scale) as usize).min(bins - 1);
+                    counts[b] += 1;
+                }
+            }
+            counts
+        },
+        |mut a, b| {
+            for (x, y) in a.iter_mut().zip(&b) {
+                *x += y;
+            }
+            a
+        },
+    )
+}

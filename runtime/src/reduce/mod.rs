@@ -1,0 +1,129 @@
+//! Global operators: reductions of a whole image or region to one value,
+//! and histograms.
+//!
+//! | operator | result | definition |
+//! |---|---|---|
+//! | [`sum`] | `f64` | the sum of the pixels, accumulated in `f64` |
+//! | [`mean`] | `f64` | `sum / pixel count` |
+//! | [`min`], [`max`] | the pixel type | with `f32`/`f64` NaN ignored unless every pixel is NaN (C's `fmin`/`fmax`) |
+//! | [`histogram`] | `Vec<u64>` | counts of pixels in `bins` equal bins over `[lo, hi)` |
+//!
+//! Sums are exact to within `f64` rounding: each band of rows is summed in
+//! `f64` and the band sums are combined pairwise by rayon's reduction tree,
+//! so a 4096x4096 `f32` image sums with a relative error around 1e-15
+//! (an `f32` accumulator would lose about 1e-3).
+//!
+//! The operators run on the host with rayon over bands of rows. On a GPU
+//! device the image's current pixels are first read back (as every host
+//! read of an [`Image`] does), so the results are the same on every backend.
+
+mod histogram;
+
+pub use histogram::{histogram, MAX_BINS};
+
+use crate::{Device, Result};
+use hipacc_core::{Image, Pixel, Rect, Reducible};
+use rayon::prelude::*;
+
+/// Rows per parallel task: small images stay on one thread.
+const BAND_ROWS: usize = 16;
+
+/// Folds the rows of `region` (or the whole image) of `image` into
+/// accumulators (one per band of rows, each starting at `identity()`) and
+/// combines those pairwise.
+pub(crate) fn with_rows<T: Pixel, R: Send>(
+    image: &Image<T>,
+    region: Option<Rect>,
+    identity: impl Fn() -> R + Sync + Send,
+    fold: impl Fn(R, &[T]) -> R + Sync,
+    combine: impl Fn(R, R) -> R + Sync + Send,
+) -> Result<R> {
+    let r = region.unwrap_or(Rect::full(image.width(), image.height()));
+    r.check_in(image.width(), image.height())?;
+    let pixels = image.read()?;
+    let w = image.width();
+    let rows = &pixels[r.y * w..(r.y + r.height) * w];
+    let cols = r.x..r.x + r.width;
+    let band = |chunk: &[T]| {
+        chunk
+            .chunks(w)
+            .fold(identity(), |acc, row| fold(acc, &row[cols.clone()]))
+    };
+    if r.width * r.height < 64 * 1024 {
+        return Ok(band(rows));
+    }
+    Ok(rows
+        .par_chunks(w * BAND_ROWS)
+        .map(band)
+        .reduce(&identity, &combine))
+}
+
+/// The sum of the pixels of `region` (the whole image if `None`), in `f64`.
+///
+/// ```
+/// use hipacc::{reduce, Device, Image};
+/// let img = Image::from_fn(5, 3, |x, y| (x + 10 * y) as f32)?;
+/// assert_eq!(reduce::sum(&Device::cpu(), &img, None)?, 3.0 * 10.0 + 150.0);
+/// # Ok::<(), hipacc::Error>(())
+/// ```
+pub fn sum<T: Pixel + Into<f64>>(
+    _device: &Device,
+    image: &Image<T>,
+    region: Option<Rect>,
+) -> Result<f64> {
+    with_rows(
+        image,
+        region,
+        || 0.0,
+        |acc, row| acc + row.iter().map(|&p| p.into()).sum::<f64>(),
+        |a, b| a + b,
+    )
+}
+
+/// The mean of the pixels of `region` (the whole image if `None`).
+pub fn mean<T: Pixel + Into<f64>>(
+    device: &Device,
+    image: &Image<T>,
+    region: Option<Rect>,
+) -> Result<f64> {
+    let r = region.unwrap_or(Rect::full(image.width(), image.height()));
+    Ok(sum(device, image, Some(r))? / (r.width * r.height) as f64)
+}
+
+/// The smallest pixel of `region` (lane-wise for vectors).
+pub fn min<T: Pixel>(_device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+    extreme(image, region, Reducible::r_min)
+}
+
+/// The largest pixel of `region` (lane-wise for vectors).
+pub fn max<T: Pixel>(_device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+    extreme(image, region, Reducible::r_max)
+}
+
+fn merge<T>(a: Option<T>, b: Option<T>, op: impl Fn(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(op(a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn extreme<T: Pixel>(
+    image: &Image<T>,
+    region: Option<Rect>,
+    op: impl Fn(T, T) -> T + Sync + Send + Copy,
+) -> Result<T> {
+    let found = with_rows(
+        image,
+        region,
+        || None,
+        |acc, row| {
+            let m = row.iter().copied().reduce(op);
+            merge(acc, m, op)
+        },
+        move |a, b| merge(a, b, op),
+    )?;
+    match found {
+        Some(v) => Ok(v),
+        None => unreachable!("bug: a checked region has at least one pixel"),
+    }
+}
