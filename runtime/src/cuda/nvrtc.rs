@@ -15,15 +15,11 @@ use hipacc_codegen::Program;
 pub fn compile_program(program: &Program, arch: &str) -> Result<String> {
     probe::nvrtc()?;
     let options = CompileOptions {
-        options: vec![format!("--gpu-arch={arch}"), "--fmad=false".into()],
+        options: vec![format!("--gpu-architecture={arch}"), "--fmad=false".into()],
         name: Some(dump::file_name(program)),
         ..Default::default()
     };
     dump::dump_if_requested(program);
-    let names = || {
-        let n: Vec<&str> = program.kernels.iter().map(|k| k.entry.as_str()).collect();
-        n.join(", ")
-    };
     match compile_ptx_with_opts(&program.source, options) {
         Ok(ptx) => Ok(ptx.to_src()),
         Err(e) => {
@@ -34,7 +30,7 @@ pub fn compile_program(program: &Program, arch: &str) -> Result<String> {
                 other => format!("{other:?}"),
             };
             Err(Error::Compile {
-                kernel: names(),
+                kernel: dump::kernel_names(program),
                 device: format!("NVRTC {arch}"),
                 source_path: dump::save_failed(program),
                 log,

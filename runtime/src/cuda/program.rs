@@ -106,12 +106,7 @@ fn build_module(dev: &CudaDevice, items: &[(&ir::Kernel, &Config)]) -> Result<()
         }
     };
     let fail = |what: String| Error::Compile {
-        kernel: generated
-            .kernels
-            .iter()
-            .map(|k| k.entry.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        kernel: crate::gpu::dump::kernel_names(&generated),
         device: dev.name.clone(),
         source_path: crate::gpu::dump::save_failed(&generated),
         log: what,

@@ -18,6 +18,15 @@ pub(crate) fn file_name(program: &Program) -> String {
     format!("{stem}.{}", program.language.extension())
 }
 
+/// The program's kernels for messages: the first entry, and how many more.
+pub(crate) fn kernel_names(program: &Program) -> String {
+    match program.kernels.as_slice() {
+        [] => "(no kernel)".to_string(),
+        [one] => one.entry.clone(),
+        [first, rest @ ..] => format!("{} (and {} more variants)", first.entry, rest.len()),
+    }
+}
+
 /// Writes `program` to `HIPACC_DUMP_DIR` if set. A dump that cannot be
 /// written is reported on stderr and does not fail the launch.
 pub(crate) fn dump_if_requested(program: &Program) {

@@ -88,12 +88,8 @@ fn build_program(dev: &ClDevice, items: &[(&ir::Kernel, &Config)]) -> Result<()>
         dev.check_limits(&info.config, info.shared_bytes)?;
     }
     dump::dump_if_requested(&generated);
-    let names = || {
-        let n: Vec<&str> = generated.kernels.iter().map(|k| k.entry.as_str()).collect();
-        n.join(", ")
-    };
     let fail = |log: String| Error::Compile {
-        kernel: names(),
+        kernel: dump::kernel_names(&generated),
         device: dev.name.clone(),
         source_path: dump::save_failed(&generated),
         log,
