@@ -48,10 +48,48 @@ pub trait CpuRead {
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> Self::Out;
 }
 
-/// The positions a `reduce`/`convolve`/`iterate` visits, row-major.
+/// The window a `reduce`/`convolve`/`iterate` walks, in row-major order.
+///
+/// The window owns the loop, so it can give it constant trip counts: for a
+/// mask whose size is in its type (`Mask<T, W, H>`) the loops below have
+/// constant bounds, rustc unrolls them, and the pixel loop around the kernel
+/// body vectorises. Windows are never empty (lowering rejects empty domains).
 pub trait CpuWindow {
-    /// Offsets `(dx, dy)` from the centre.
-    fn positions(&self) -> &[(i32, i32)];
+    /// Combines `f(dx, dy)` over the window with `op`, starting from the value
+    /// at the first position.
+    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R;
+    /// Runs `f(dx, dy)` at every position.
+    fn for_each(&self, f: impl FnMut(i32, i32));
+}
+
+/// Row-major walk over a `w x h` window centred on 0, skipping positions
+/// where `enabled` says no; shared by masks and domains.
+#[inline(always)]
+fn walk<R>(
+    w: usize,
+    h: usize,
+    enabled: impl Fn(usize) -> bool,
+    f: impl Fn(i32, i32) -> R,
+    op: impl Fn(R, R) -> R,
+) -> R {
+    let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
+    let mut acc: Option<R> = None;
+    for iy in 0..h {
+        for ix in 0..w {
+            if !enabled(iy * w + ix) {
+                continue;
+            }
+            let v = f(ix as i32 - cx, iy as i32 - cy);
+            acc = Some(match acc {
+                None => v,
+                Some(a) => op(a, v),
+            });
+        }
+    }
+    match acc {
+        Some(a) => a,
+        None => unreachable!("bug: empty window reached the CPU backend"),
+    }
 }
 
 /// An accessor as the CPU backend reads it: host pixels under a read lock,
@@ -177,64 +215,97 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
     }
 }
 
-/// A mask as the CPU backend reads it.
-pub struct MaskView<'a, T> {
+/// A mask as the CPU backend reads it. `W`, `H` are the size when it is in
+/// the mask's type, 0 when it is chosen at run time.
+pub struct MaskView<'a, T, const W: usize = 0, const H: usize = 0> {
     coefficients: &'a [T],
-    width: isize,
-    height: isize,
-    positions: Vec<(i32, i32)>,
+    width: usize,
+    height: usize,
 }
 
-impl<'a, T: Pixel> MaskView<'a, T> {
+impl<'a, T: Pixel, const W: usize, const H: usize> MaskView<'a, T, W, H> {
     /// The view of `mask`.
-    pub fn new(mask: &'a Mask<T>) -> Self {
-        let (w, h) = (mask.width() as i32, mask.height() as i32);
-        MaskView {
-            coefficients: mask.coefficients(),
-            width: w as isize,
-            height: h as isize,
-            positions: (0..h)
-                .flat_map(|y| (0..w).map(move |x| (x - w / 2, y - h / 2)))
-                .collect(),
+    pub fn new(mask: &'a Mask<T, W, H>) -> Self {
+        MaskView { coefficients: mask.coefficients(), width: mask.width(), height: mask.height() }
+    }
+    /// Width: the type's when it has one, so loops over it have constant bounds.
+    #[inline(always)]
+    fn w(&self) -> usize {
+        if W > 0 {
+            W
+        } else {
+            self.width
+        }
+    }
+    #[inline(always)]
+    fn h(&self) -> usize {
+        if H > 0 {
+            H
+        } else {
+            self.height
         }
     }
 }
 
-impl<T: Pixel> CpuRead for MaskView<'_, T> {
+impl<T: Pixel, const W: usize, const H: usize> CpuRead for MaskView<'_, T, W, H> {
     type Out = T;
     #[inline(always)]
     unsafe fn read<M: ReadMode>(&self, _x: isize, _y: isize, dx: i32, dy: i32) -> T {
-        let ix = dx as isize + self.width / 2;
-        let iy = dy as isize + self.height / 2;
-        if ix < 0 || iy < 0 || ix >= self.width || iy >= self.height {
+        let (w, h) = (self.w() as isize, self.h() as isize);
+        let ix = dx as isize + w / 2;
+        let iy = dy as isize + h / 2;
+        if ix < 0 || iy < 0 || ix >= w || iy >= h {
             return T::default();
         }
-        self.coefficients[(iy * self.width + ix) as usize]
+        self.coefficients[(iy * w + ix) as usize]
     }
 }
 
-impl<T> CpuWindow for MaskView<'_, T> {
-    fn positions(&self) -> &[(i32, i32)] {
-        &self.positions
+impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, H> {
+    #[inline(always)]
+    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
+        walk(self.w(), self.h(), |_| true, f, op)
+    }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(i32, i32)) {
+        let (w, h) = (self.w(), self.h());
+        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
+        for iy in 0..h {
+            for ix in 0..w {
+                f(ix as i32 - cx, iy as i32 - cy);
+            }
+        }
     }
 }
 
 /// A domain as the CPU backend reads it.
 pub struct DomainView {
-    positions: Vec<(i32, i32)>,
+    width: usize,
+    height: usize,
+    enabled: Vec<bool>,
 }
 
 impl DomainView {
     /// The view of `domain`.
     pub fn new(domain: &Domain) -> Self {
-        DomainView {
-            positions: domain.positions(),
-        }
+        DomainView { width: domain.width(), height: domain.height(), enabled: domain.enabled().to_vec() }
     }
 }
 
 impl CpuWindow for DomainView {
-    fn positions(&self) -> &[(i32, i32)] {
-        &self.positions
+    #[inline(always)]
+    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
+        walk(self.width, self.height, |i| self.enabled[i], f, op)
+    }
+    #[inline(always)]
+    fn for_each(&self, mut f: impl FnMut(i32, i32)) {
+        let (cx, cy) = ((self.width / 2) as i32, (self.height / 2) as i32);
+        for iy in 0..self.height {
+            for ix in 0..self.width {
+                if self.enabled[iy * self.width + ix] {
+                    f(ix as i32 - cx, iy as i32 - cy);
+                }
+            }
+        }
     }
 }

@@ -32,7 +32,7 @@ impl Domain {
         })
     }
     /// The non-zero pattern of a mask.
-    pub fn from_mask<T: Pixel>(mask: &Mask<T>) -> Domain {
+    pub fn from_mask<T: Pixel, const W: usize, const H: usize>(mask: &Mask<T, W, H>) -> Domain {
         Domain {
             width: mask.width(),
             height: mask.height(),

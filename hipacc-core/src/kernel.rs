@@ -154,8 +154,8 @@ impl<T: Pixel> KernelField for Accessor<T> {
     }
 }
 
-impl<T: Pixel> KernelField for Mask<T> {
-    type CpuView<'a> = MaskView<'a, T>;
+impl<T: Pixel, const W: usize, const H: usize> KernelField for Mask<T, W, H> {
+    type CpuView<'a> = MaskView<'a, T, W, H>;
     fn bind(&self, name: &'static str, out: &mut Bindings) {
         let values: Vec<Value> = self.coefficients().iter().map(|c| c.to_value()).collect();
         // Vector coefficients have no scalar literal form: they are always
@@ -176,7 +176,7 @@ impl<T: Pixel> KernelField for Mask<T> {
             values,
         });
     }
-    fn cpu_view(&self, _origin: (usize, usize)) -> Result<MaskView<'_, T>> {
+    fn cpu_view(&self, _origin: (usize, usize)) -> Result<MaskView<'_, T, W, H>> {
         Ok(MaskView::new(self))
     }
 }

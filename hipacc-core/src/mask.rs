@@ -10,23 +10,44 @@ use crate::{Error, Pixel, Result};
 /// passes them at launch (constant memory), so changing them does not
 /// recompile.
 ///
+/// The size is chosen at run time (`Mask<T>`), or fixed in the type
+/// (`Mask<T, W, H>`, built by [`Mask::fixed`]). GPU code is generated at run
+/// time and unrolls either; the CPU backend is compiled ahead of time by
+/// rustc, which unrolls a local operator's loop (and then vectorises across
+/// pixels) only when the size is in the type.
+///
 /// ```
 /// use hipacc_core::Mask;
 /// let m = Mask::new([[1.0f32, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]])?;
 /// assert_eq!(m.at(1, 0), Some(2.0));
 /// assert_eq!((m.width(), m.height()), (3, 3));
+/// let f: Mask<f32, 3, 1> = Mask::fixed([[1.0, 2.0, 1.0]])?;
+/// assert_eq!(f.at(-1, 0), Some(1.0));
 /// # Ok::<(), hipacc_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct Mask<T: Pixel> {
+pub struct Mask<T: Pixel, const W: usize = 0, const H: usize = 0> {
     width: usize,
     height: usize,
     coefficients: Vec<T>,
     dynamic: bool,
 }
 
+impl<T: Pixel, const W: usize, const H: usize> Mask<T, W, H> {
+    /// A mask whose size is part of its type (`W x H`, both odd).
+    pub fn fixed(rows: [[T; W]; H]) -> Result<Mask<T, W, H>> {
+        check_odd("mask", W, H)?;
+        Ok(Mask {
+            width: W,
+            height: H,
+            coefficients: rows.iter().flatten().copied().collect(),
+            dynamic: false,
+        })
+    }
+}
+
 impl<T: Pixel> Mask<T> {
-    /// A mask from rows of coefficients.
+    /// A mask from rows of coefficients; its size is a run-time value.
     pub fn new<const W: usize, const H: usize>(rows: [[T; W]; H]) -> Result<Mask<T>> {
         Self::from_vec(W, H, rows.iter().flatten().copied().collect())
     }
@@ -58,8 +79,11 @@ impl<T: Pixel> Mask<T> {
             .collect();
         Self::from_vec(row.len(), column.len(), c)
     }
+}
+
+impl<T: Pixel, const W: usize, const H: usize> Mask<T, W, H> {
     /// Passes the coefficients at launch instead of compiling them in.
-    pub fn dynamic(mut self) -> Mask<T> {
+    pub fn dynamic(mut self) -> Mask<T, W, H> {
         self.dynamic = true;
         self
     }

@@ -10,19 +10,16 @@
 //! self.p                          __v.p
 //! x(), y()                        (__x as i32), (__y as i32)
 //! reduce(&self.w, Sum, |dx, dy| e)
-//!     ({ let __p = CpuWindow::positions(&__v.w);
-//!        let mut __f = |dx: i32, dy: i32| e;
-//!        let mut __acc = __f(__p[0].0, __p[0].1);
-//!        for &(__dx, __dy) in &__p[1..] { __acc = Reducible::r_sum(__acc, __f(__dx, __dy)); }
-//!        __acc })
+//!     CpuWindow::reduce(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
 //! iterate(&self.w, |dx, dy| { s })
-//!     for &(dx, dy) in CpuWindow::positions(&__v.w) { s }
+//!     CpuWindow::for_each(&__v.w, |dx: i32, dy: i32| { s });
 //! for i in -2..=2 { s }           for i in -2i32..3i32 { s }
 //! Rgba::new(..)                   <core>::Rgba::new(..)
 //! ```
 //!
-//! Window positions are never empty: the IR lowering rejects empty domains
-//! before any launch.
+//! The window view owns the loop, so a mask whose size is in its type gets
+//! constant trip counts (unrolled, and the pixel loop vectorises). Windows
+//! are never empty: the IR lowering rejects empty domains before any launch.
 
 use crate::body::{Block, Expr, LetType, Stmt};
 use crate::paths::Paths;
@@ -98,7 +95,7 @@ impl<'p> Cpu<'p> {
                 let window_trait = self.paths.cpu_window();
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 let body = self.block(body);
-                quote!(for &(#dx, #dy) in #window_trait::positions(&__v.#window) #body)
+                quote!(#window_trait::for_each(&__v.#window, |#dx: i32, #dy: i32| #body);)
             }
             Stmt::Expr(e) => {
                 let e = self.expr(e);
@@ -190,16 +187,11 @@ impl<'p> Cpu<'p> {
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 let body = self.expr(body);
                 quote_spanned! {*span=>
-                    ({
-                        let __p = #window_trait::positions(&__v.#window);
-                        #[allow(unused_mut)]
-                        let mut __f = |#dx: i32, #dy: i32| #body;
-                        let mut __acc = __f(__p[0].0, __p[0].1);
-                        for &(__dx, __dy) in &__p[1..] {
-                            __acc = #reducible::#combine(__acc, __f(__dx, __dy));
-                        }
-                        __acc
-                    })
+                    #window_trait::reduce(
+                        &__v.#window,
+                        |#dx: i32, #dy: i32| #body,
+                        |__a, __b| #reducible::#combine(__a, __b),
+                    )
                 }
             }
             Expr::Invalid => unreachable!("bug: emitting a body that has errors"),

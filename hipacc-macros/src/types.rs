@@ -18,7 +18,7 @@ pub(crate) const SCALARS_TEXT: &str = "u8, u16, i32, u32, f32, f64";
 pub(crate) enum FieldKind<'a> {
     /// `Accessor<T>` with its pixel type.
     Accessor(&'a Type),
-    /// `Mask<T>` with its coefficient type.
+    /// `Mask<T>` or `Mask<T, W, H>` with its coefficient type.
     Mask(&'a Type),
     /// `Domain`.
     Domain,
@@ -38,9 +38,13 @@ pub(crate) fn field_kind(ty: &Type) -> FieldKind<'_> {
     let Some((name, args)) = last_segment(ty) else {
         return FieldKind::Unknown;
     };
+    if name == "Mask" {
+        if let Some(t) = mask_type_argument(args) {
+            return FieldKind::Mask(t);
+        }
+    }
     match (name.as_str(), one_type_argument(args)) {
         ("Accessor", Some(t)) => FieldKind::Accessor(t),
-        ("Mask", Some(t)) => FieldKind::Mask(t),
         ("Accessor", None) => FieldKind::MissingArgument("Accessor"),
         ("Mask", None) => FieldKind::MissingArgument("Mask"),
         ("Domain", _) if args.is_empty() => FieldKind::Domain,
@@ -111,6 +115,32 @@ fn last_segment(ty: &Type) -> Option<(String, &PathArguments)> {
     }
     let seg = p.path.segments.last()?;
     Some((seg.ident.to_string(), &seg.arguments))
+}
+
+/// The coefficient type of `Mask<T>` or `Mask<T, W, H>` (size in the type).
+fn mask_type_argument(args: &PathArguments) -> Option<&Type> {
+    let PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    let mut it = a.args.iter();
+    match (it.next(), it.next(), it.next(), it.next()) {
+        (Some(GenericArgument::Type(t)), None, None, None) => Some(t),
+        (Some(GenericArgument::Type(t)), Some(w), Some(h), None)
+            if is_const_argument(w) && is_const_argument(h) =>
+        {
+            Some(t)
+        }
+        _ => None,
+    }
+}
+
+/// A const generic argument: `5`, `{ N }` or a constant's name.
+fn is_const_argument(arg: &GenericArgument) -> bool {
+    match arg {
+        GenericArgument::Const(_) => true,
+        GenericArgument::Type(Type::Path(p)) => p.path.get_ident().is_some(),
+        _ => false,
+    }
 }
 
 fn one_type_argument(args: &PathArguments) -> Option<&Type> {
