@@ -1,0 +1,122 @@
+//! Every CUDA variant family of the test kernels (boundary scheme x memory
+//! kind x pixels per thread x mask handling, at the target's block), and
+//! every block shape of the chosen config, compiles with NVRTC for
+//! `compute_90` and assembles with `ptxas -arch=sm_90`; the registers,
+//! shared memory and spills that ptxas reports are printed per variant.
+//! (The full product with every block shape is the explore mode's job: it
+//! takes NVRTC minutes per kernel.)
+//! Needs no GPU: NVRTC and ptxas come from the pip wheels
+//! (`HIPACC_NVCUDA_DIR`, default `/opt/nvcuda`). Prints a skip line when
+//! either is absent.
+
+mod gpu_support;
+
+use gpu_support::cases;
+use hipacc::cuda::{assemble, compile_program, nvrtc_available, ptxas_path};
+use hipacc::prelude::*;
+use hipacc_codegen::{generate_batch, Config, Language, Target};
+use hipacc_core::ir;
+
+fn toolchain() -> bool {
+    if let Err(e) = nvrtc_available() {
+        println!("[SKIP] cuda: {e}");
+        return false;
+    }
+    if ptxas_path().is_none() {
+        println!("[SKIP] cuda: ptxas not found (pip install nvidia-cuda-nvcc-cu12, set HIPACC_NVCUDA_DIR)");
+        return false;
+    }
+    true
+}
+
+/// Compiles and assembles every variant family of `kernel` for `target`,
+/// and the chosen config with every block shape the target allows.
+fn check_every_variant(kernel: &ir::Kernel, target: &Target) -> usize {
+    let mut configs = Config::families(kernel, target);
+    let chosen = Config::choose(kernel, target, Language::Cuda, None).unwrap();
+    for &block in hipacc_codegen::BlockShape::CANDIDATES {
+        let c = Config {
+            block,
+            ..chosen.clone()
+        };
+        if c.validate_for(kernel, target).is_ok() && !configs.contains(&c) {
+            configs.push(c);
+        }
+    }
+    assert!(!configs.is_empty(), "no valid config for `{}`", kernel.name);
+    let items: Vec<(&ir::Kernel, &Config)> = configs.iter().map(|c| (kernel, c)).collect();
+    let program = generate_batch(&items, target, Language::Cuda).unwrap();
+    let ptx = match compile_program(&program, "compute_90") {
+        Ok(p) => p,
+        Err(e) => panic!("NVRTC rejected `{}`: {e}", kernel.name),
+    };
+    let report = match assemble(&ptx, "sm_90") {
+        Ok(r) => r,
+        Err(e) => panic!("ptxas rejected `{}`: {e}", kernel.name),
+    };
+    println!(
+        "{:<60} {:>5} {:>7} {:>6} {:>6}",
+        "variant", "regs", "smem", "stack", "spill"
+    );
+    for info in &program.kernels {
+        let r = report
+            .iter()
+            .find(|r| r.entry.contains(&info.entry))
+            .unwrap_or_else(|| panic!("ptxas reported nothing for `{}`", info.entry));
+        assert!(r.registers > 0, "`{}` uses no registers?", info.entry);
+        assert!(
+            r.shared_bytes >= info.shared_bytes,
+            "`{}`: ptxas reports {} bytes of shared memory, codegen planned {}",
+            info.entry,
+            r.shared_bytes,
+            info.shared_bytes
+        );
+        println!(
+            "{:<60} {:>5} {:>7} {:>6} {:>6}",
+            info.entry,
+            r.registers,
+            r.shared_bytes,
+            r.stack_bytes,
+            r.spill_store_bytes + r.spill_load_bytes
+        );
+    }
+    program.kernels.len()
+}
+
+#[test]
+fn every_cuda_variant_compiles_and_assembles_for_sm_90() {
+    if !toolchain() {
+        return;
+    }
+    let target = Target::lookup("h200").unwrap();
+    let c = cases(64, 64, false);
+    let d = cases(64, 64, true);
+    let kernels = [
+        c.jacobi[0].1.ir().unwrap(),
+        c.gauss[0].1.ir().unwrap(),
+        d.gauss[4].1.ir().unwrap(),
+        c.row[2].1.ir().unwrap(),
+        c.column[4].1.ir().unwrap(),
+    ];
+    let total: usize = kernels.iter().map(|k| check_every_variant(k, target)).sum();
+    println!("{total} CUDA variants compiled and assembled for sm_90");
+}
+
+#[test]
+fn a_nvrtc_error_names_the_saved_source_and_log() {
+    if !toolchain() {
+        return;
+    }
+    let target = Target::lookup("h200").unwrap();
+    let c = cases(8, 8, false);
+    let ir = c.jacobi[0].1.ir().unwrap();
+    let config = Config::choose(&ir, target, Language::Cuda, None).unwrap();
+    let mut program = generate_batch(&[(&ir, &config)], target, Language::Cuda).unwrap();
+    program.source.push_str("\nthis is not CUDA;\n");
+    let err = compile_program(&program, "compute_90")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("failed to build"), "{err}");
+    assert!(err.contains(".cu"), "no source path in: {err}");
+    assert!(err.contains("error"), "no compiler log in: {err}");
+}
