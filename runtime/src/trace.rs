@@ -162,6 +162,11 @@ impl Trace {
         out
     }
 
+    /// Appends the events of `other` (a later traversal) to this trace.
+    pub fn append(&mut self, other: Trace) {
+        self.events.extend(other.events);
+    }
+
     fn push(&mut self, e: Event) {
         self.events.push(e);
     }

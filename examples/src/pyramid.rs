@@ -1,0 +1,234 @@
+//! The Burt-Adelson Gaussian and Laplacian pyramids, written once for any
+//! depth with [`traverse`]; shared by the `pyramid` binary and its benchmark.
+//!
+//! - Gaussian: `G_{k+1} = decimate(blur(G_k))`, the blur the separable
+//!   `[1 4 6 4 1]/16` binomial (5x5, as one mask), decimation keeping the
+//!   even rows and columns: `G_{k+1}(x, y) = sum w(i) w(j) G_k(2x+i, 2y+j)`.
+//! - Laplacian: `L_k = G_k - expand(G_{k+1})`, `L_bottom = G_bottom`, where
+//!   `expand(c)(x, y) = 4 sum w(i) w(j) c((x-i)/2, (y-j)/2)` over the `i, j`
+//!   that make `x-i`, `y-j` even: per axis weights `1/8, 6/8, 1/8` at
+//!   `x/2 - 1, x/2, x/2 + 1` for even `x`, and `1/2, 1/2` at `(x-1)/2`,
+//!   `(x+1)/2` for odd `x`.
+//! - Reconstruction: `R_bottom = L_bottom`, `R_k = L_k + expand(R_{k+1})`.
+//!
+//! Every read reflects at the edges without repeating the edge pixel
+//! ([`Boundary::MirrorInterior`], OpenCV's `BORDER_REFLECT_101`). The kernels
+//! read a level of another size through computed offsets: with the space's
+//! origin at 0, offset `x()` reads accessor position `2x`.
+
+use hipacc::prelude::*;
+use hipacc::{Result, Trace};
+
+/// `G_{k+1}` from `G_k`: 5x5 binomial blur at the even positions.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct Downsample {
+    fine: Accessor<f32>,
+    mask: Mask<f32>,
+}
+
+#[kernel_body]
+impl Downsample {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.fine.at(x() + dx, y() + dy)
+        })
+    }
+}
+
+/// `L_k = G_k - expand(G_{k+1})`.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct ExpandSubtract {
+    fine: Accessor<f32>,
+    coarse: Accessor<f32>,
+}
+
+#[kernel_body]
+impl ExpandSubtract {
+    fn kernel(&self) -> f32 {
+        let ex = x() % 2 == 0;
+        let ey = y() % 2 == 0;
+        let mut s = 0.0f32;
+        for j in -1..2 {
+            let wy = if ey {
+                if j == 0 {
+                    0.75f32
+                } else {
+                    0.125f32
+                }
+            } else if j == -1 {
+                0.0f32
+            } else {
+                0.5f32
+            };
+            for i in -1..2 {
+                let wx = if ex {
+                    if i == 0 {
+                        0.75f32
+                    } else {
+                        0.125f32
+                    }
+                } else if i == -1 {
+                    0.0f32
+                } else {
+                    0.5f32
+                };
+                s += wx * wy * self.coarse.at(x() / 2 + i - x(), y() / 2 + j - y());
+            }
+        }
+        self.fine() - s
+    }
+}
+
+/// `R_k = L_k + expand(R_{k+1})`.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct ExpandAdd {
+    detail: Accessor<f32>,
+    coarse: Accessor<f32>,
+}
+
+#[kernel_body]
+impl ExpandAdd {
+    fn kernel(&self) -> f32 {
+        let ex = x() % 2 == 0;
+        let ey = y() % 2 == 0;
+        let mut s = 0.0f32;
+        for j in -1..2 {
+            let wy = if ey {
+                if j == 0 {
+                    0.75f32
+                } else {
+                    0.125f32
+                }
+            } else if j == -1 {
+                0.0f32
+            } else {
+                0.5f32
+            };
+            for i in -1..2 {
+                let wx = if ex {
+                    if i == 0 {
+                        0.75f32
+                    } else {
+                        0.125f32
+                    }
+                } else if i == -1 {
+                    0.0f32
+                } else {
+                    0.5f32
+                };
+                s += wx * wy * self.coarse.at(x() / 2 + i - x(), y() / 2 + j - y());
+            }
+        }
+        self.detail() + s
+    }
+}
+
+/// A copy (the coarsest level of L and R).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct Copy {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Copy {
+    fn kernel(&self) -> f32 {
+        self.input()
+    }
+}
+
+/// The three pyramids of the workload: Gaussian `g` (level 0 the input),
+/// Laplacian `l` and reconstruction `r`.
+pub struct BurtAdelson {
+    /// The Gaussian pyramid.
+    pub g: Pyramid<f32>,
+    /// The Laplacian pyramid.
+    pub l: Pyramid<f32>,
+    /// The reconstruction.
+    pub r: Pyramid<f32>,
+    mask: Mask<f32>,
+}
+
+fn read(img: &Image<f32>) -> Accessor<f32> {
+    Accessor::new(img).with_boundary(Boundary::MirrorInterior)
+}
+
+impl BurtAdelson {
+    /// The pyramids of `input` with `levels` levels (allocated once).
+    pub fn new(input: &Image<f32>, levels: usize) -> Result<BurtAdelson> {
+        let g = Pyramid::new(input, levels)?;
+        let row = [1.0f32, 4.0, 6.0, 4.0, 1.0].map(|c| c / 16.0);
+        Ok(BurtAdelson {
+            l: Pyramid::like(&g)?,
+            r: Pyramid::like(&g)?,
+            g,
+            mask: Mask::separable(&row, &row)?,
+        })
+    }
+
+    /// Builds the Gaussian and Laplacian pyramids.
+    pub fn decompose(&self, dev: &Device) -> Result<Trace> {
+        let (g, l) = (&self.g, &self.l);
+        traverse(&[g, l], |t| {
+            let here = t.image(g, 0)?;
+            if t.is_bottom_level() {
+                return Copy { input: read(&here) }
+                    .execute(dev, &IterationSpace::full(&t.image(l, 0)?));
+            }
+            let coarse = t.image(g, 1)?;
+            Downsample {
+                fine: read(&here),
+                mask: self.mask.clone(),
+            }
+            .execute(dev, &IterationSpace::full(&coarse))?;
+            t.recurse()?;
+            ExpandSubtract {
+                fine: read(&here),
+                coarse: read(&coarse),
+            }
+            .execute(dev, &IterationSpace::full(&t.image(l, 0)?))
+        })
+    }
+
+    /// Rebuilds the finest level from the Laplacian pyramid into `r`.
+    pub fn reconstruct(&self, dev: &Device) -> Result<Trace> {
+        let (l, r) = (&self.l, &self.r);
+        traverse(&[l, r], |t| {
+            let out = IterationSpace::full(&t.image(r, 0)?);
+            let detail = read(&t.image(l, 0)?);
+            if t.is_bottom_level() {
+                return Copy { input: detail }.execute(dev, &out);
+            }
+            t.recurse()?;
+            ExpandAdd {
+                detail,
+                coarse: read(&t.image(r, 1)?),
+            }
+            .execute(dev, &out)
+        })
+    }
+
+    /// `max |R_0 - G_0|`.
+    pub fn max_reconstruction_error(&self) -> Result<f32> {
+        let (a, b) = (self.g.level(0)?.to_vec()?, self.r.level(0)?.to_vec()?);
+        Ok(a.iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max))
+    }
+}
+
+/// A deterministic `n x n` test image in `[0, 1]`: smooth waves plus
+/// pseudo-random detail, so every pyramid level carries signal.
+pub fn test_image(n: usize) -> Result<Image<f32>> {
+    Ok(Image::from_fn(n, n, |x, y| {
+        let (fx, fy) = (x as f32, y as f32);
+        let h = (x as u32).wrapping_mul(0x9e37_79b9) ^ (y as u32).wrapping_mul(0x85eb_ca6b);
+        let h = h ^ (h >> 15);
+        let noise = (h.wrapping_mul(0x2c1b_3c6d) >> 8) as f32 / (1u32 << 24) as f32;
+        0.5 + 0.2 * (fx * 0.031).sin() * (fy * 0.017).cos() + 0.1 * (noise - 0.5)
+    })?)
+}
