@@ -1,0 +1,103 @@
+//! Smoke tests of the `pyramid` binary on small inputs: reconstruction
+//! error, launch counts, the DOT and timing outputs, and bad input.
+
+use std::process::Command;
+
+fn pyramid(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pyramid"))
+        .args(args)
+        .output()
+        .expect("the pyramid binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn field(json: &str, name: &str) -> f64 {
+    let key = format!("\"{name}\": ");
+    let start = json
+        .find(&key)
+        .unwrap_or_else(|| panic!("{name} in {json}"))
+        + key.len();
+    let rest = &json[start..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    rest[..end]
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} in {json}"))
+}
+
+#[test]
+fn json_reports_an_exact_reconstruction() {
+    for (size, levels) in [("67", "5"), ("64", "7"), ("1", "1")] {
+        let (ok, out, err) = pyramid(&[
+            "--size",
+            size,
+            "--levels",
+            levels,
+            "--backend",
+            "cpu",
+            "--runs",
+            "1",
+            "--json",
+        ]);
+        assert!(ok, "{err}");
+        assert!(field(&out, "max_reconstruction_error") < 1e-5, "{out}");
+        let levels: f64 = levels.parse().unwrap();
+        assert_eq!(field(&out, "levels"), levels);
+        // 3 per level above the coarsest, plus one copy in each traversal.
+        assert_eq!(field(&out, "kernel_launches"), 3.0 * (levels - 1.0) + 2.0);
+        assert!(out.contains("\"backend\": \"cpu\""), "{out}");
+    }
+}
+
+#[test]
+fn dot_and_timings_describe_the_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let dot = dir.path().join("schedule.dot");
+    let (ok, out, err) = pyramid(&[
+        "--size",
+        "40",
+        "--levels",
+        "4",
+        "--backend",
+        "cpu",
+        "--runs",
+        "1",
+        "--timings",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Downsample") && out.contains("ExpandAdd"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&dot).unwrap();
+    assert!(text.starts_with("digraph"), "{text}");
+    // Two V-shaped traversals over 4 levels: 2 x 7 synchronisation points.
+    assert_eq!(text.matches("shape=circle").count(), 1);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.contains("[label=\"") && !l.contains("->"))
+            .count(),
+        14
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    for (args, needle) in [
+        (&["--size", "16", "--levels", "0"][..], "at least 1 level"),
+        (&["--size", "16", "--levels", "9"][..], "at most 5"),
+        (&["--size", "0"][..], "--size"),
+        (&[][..], "--size"),
+        (&["--size", "16", "--backend", "vulkan"][..], "vulkan"),
+    ] {
+        let (ok, _, err) = pyramid(args);
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
