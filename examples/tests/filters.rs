@@ -164,40 +164,71 @@ fn assert_close(got: &[f32], want: &[f32], tol: f32, what: &str) {
     }
 }
 
-#[test]
-fn every_filter_and_boundary_matches_the_host_loops() {
+const FILTERS: [&str; 5] = ["gaussian5", "box", "sobel", "laplace", "bilateral"];
+
+/// Runs each `(filter, boundary)` of `cases` on `backend` and compares with
+/// the host loops within `tol` (relative to 1 + |value|).
+fn check_filters(backend: &str, cases: &[(&str, &str)], tol: f32) {
     let dir = tempfile::tempdir().unwrap();
     // 7x5 is narrower than twice the 5x5 window: reads wrap more than once.
     for (w, h) in [(23, 17), (7, 5)] {
         let (input, px) = png_input(dir.path(), w, h);
-        for filter in ["gaussian5", "box", "sobel", "laplace", "bilateral"] {
-            for b in BOUNDARIES {
-                let out = dir.path().join(format!("{filter}-{b}-{w}.pfm"));
-                let run = filters(&[
-                    filter,
-                    "--boundary",
-                    b,
-                    "--backend",
-                    "cpu",
-                    path_str(&input),
-                    path_str(&out),
-                ]);
-                assert_success(&run, &format!("{filter} {b} {w}x{h}"));
-                let got = io::load_luminance(&out).unwrap().to_vec().unwrap();
-                let host = Host {
-                    px: &px,
-                    w: w as usize,
-                    h: h as usize,
-                    boundary: boundary(b),
-                };
-                let tol = if filter == "bilateral" { 2e-5 } else { 1e-5 };
-                assert_close(
-                    &got,
-                    &host.apply(filter, 3),
-                    tol,
-                    &format!("{filter} {b} {w}x{h}"),
-                );
-            }
+        for &(filter, b) in cases {
+            let what = format!("{filter} {b} {w}x{h} on {backend}");
+            let out = dir.path().join(format!("{filter}-{b}-{w}.pfm"));
+            let args = [filter, "--boundary", b, "--backend", backend];
+            let run = filters(&[&args[..], &[path_str(&input), path_str(&out)]].concat());
+            assert_success(&run, &what);
+            let got = io::load_luminance(&out).unwrap().to_vec().unwrap();
+            let host = Host {
+                px: &px,
+                w: w as usize,
+                h: h as usize,
+                boundary: boundary(b),
+            };
+            // bilateral divides two sums of 25 exponentials.
+            let tol = if filter == "bilateral" {
+                2.0 * tol
+            } else {
+                tol
+            };
+            assert_close(&got, &host.apply(filter, 3), tol, &what);
+        }
+    }
+}
+
+#[test]
+fn every_filter_and_boundary_matches_the_host_loops() {
+    let cases: Vec<(&str, &str)> = FILTERS
+        .iter()
+        .flat_map(|&f| BOUNDARIES.iter().map(move |&b| (f, b)))
+        .collect();
+    // f32 sums of at most 25 terms of magnitude <= 1 against f64 loops, and
+    // Rust's `exp`/`sqrt`: a few ulps of the largest partial sum.
+    check_filters("cpu", &cases, 1e-5);
+}
+
+/// On the GPU backends present: every filter with `clamp` and `laplace`
+/// with every boundary (each pair is a program build, which takes seconds
+/// to minutes on PoCL; the full matrix is the CPU test's and the
+/// conformance suite's).
+#[test]
+fn gpu_backends_match_the_host_loops_when_present() {
+    let cases: Vec<(&str, &str)> = FILTERS
+        .iter()
+        .map(|&f| (f, "clamp"))
+        .chain(
+            BOUNDARIES
+                .iter()
+                .filter(|&&b| b != "clamp")
+                .map(|&b| ("laplace", b)),
+        )
+        .collect();
+    for backend in ["opencl", "cuda"] {
+        match Device::from_name(backend) {
+            // The device's `exp`/`sqrt` may differ from Rust's by a few ulps.
+            Ok(_) => check_filters(backend, &cases, 1e-4),
+            Err(e) => println!("skipping the {backend} backend: {e}"),
         }
     }
 }
