@@ -54,9 +54,12 @@ fn pyramid_err(e: Error) -> PyramidError {
     }
 }
 
+/// Finest size, depth and the expected size of every level.
+type SizeCase = ((usize, usize), usize, &'static [(usize, usize)]);
+
 #[test]
 fn level_sizes_halve_rounding_up() {
-    let cases: [((usize, usize), usize, &[(usize, usize)]); 4] = [
+    let cases: [SizeCase; 4] = [
         ((16, 16), 5, &[(16, 16), (8, 8), (4, 4), (2, 2), (1, 1)]),
         ((17, 9), 4, &[(17, 9), (9, 5), (5, 3), (3, 2)]),
         (
