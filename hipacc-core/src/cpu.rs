@@ -63,7 +63,7 @@ pub trait CpuWindow {
 }
 
 /// Row-major walk over a `w x h` window centred on 0, skipping positions
-/// where `enabled` says no; shared by masks and domains.
+/// where `enabled` says no.
 #[inline(always)]
 fn walk<R>(
     w: usize,
@@ -95,7 +95,14 @@ fn walk<R>(
 /// An accessor as the CPU backend reads it: host pixels under a read lock,
 /// plus the mapping from output pixel to image position.
 pub struct AccessorView<'a, T> {
-    pixels: ReadGuard<'a, T>,
+    /// Holds the read lock for as long as the view lives.
+    _lock: ReadGuard<'a, T>,
+    /// The locked pixels. A raw pointer copied out of the guard, so that
+    /// reads in the pixel loop load it from the (read-only, `noalias`) view
+    /// rather than through the lock's cell, which LLVM cannot prove the
+    /// output stores leave unchanged: with it the interior loop vectorises.
+    data: *const T,
+    len: usize,
     stride: isize,
     /// Absolute column of output column 0 (region origin minus space origin).
     ox: isize,
@@ -114,7 +121,20 @@ pub struct AccessorView<'a, T> {
     space_h: usize,
 }
 
+// SAFETY: the view only reads through `data`, which points into pixels kept
+// immutable by the read lock it owns; sharing such reads across threads is
+// what `&[T]` allows for `T: Sync`.
+unsafe impl<T: Sync> Sync for AccessorView<'_, T> {}
+
 impl<'a, T: Pixel> AccessorView<'a, T> {
+    /// The locked pixels as a slice.
+    #[inline(always)]
+    fn pixels(&self) -> &[T] {
+        // SAFETY: `data`/`len` come from the slice the lock guard derefs to,
+        // and the guard lives as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+
     /// The view of `acc` for an iteration space with origin `origin` and the
     /// accessor's size (an interpolating accessor then maps one to one).
     pub fn new(acc: &'a Accessor<T>, origin: (usize, usize)) -> Result<Self> {
@@ -129,8 +149,12 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         let r = acc.region();
         let img = acc.image();
         r.check_in(img.width(), img.height())?;
+        let lock = img.read()?;
+        let (data, len) = (lock.as_ptr(), lock.len());
         Ok(AccessorView {
-            pixels: img.read()?,
+            _lock: lock,
+            data,
+            len,
             stride: img.width() as isize,
             ox: r.x as isize - origin.0 as isize,
             oy: r.y as isize - origin.1 as isize,
@@ -165,7 +189,7 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
                 (rel_x.clamp(0, w - 1), rel_y.clamp(0, h - 1))
             }
         };
-        self.pixels[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
+        self.pixels()[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
     }
 
     /// An interpolating read at offset `(dx, dy)` for output pixel `(x, y)`.
@@ -206,7 +230,7 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
             );
             // SAFETY: the caller guarantees the read is inside the region,
             // which is inside the image (checked in `new`).
-            return unsafe { *self.pixels.get_unchecked(i as usize) };
+            return unsafe { *self.data.add(i as usize) };
         }
         if self.interpolation != Interpolation::None {
             return self.read_interpolated(x, y, dx, dy);
@@ -226,7 +250,18 @@ pub struct MaskView<'a, T, const W: usize = 0, const H: usize = 0> {
 impl<'a, T: Pixel, const W: usize, const H: usize> MaskView<'a, T, W, H> {
     /// The view of `mask`.
     pub fn new(mask: &'a Mask<T, W, H>) -> Self {
-        MaskView { coefficients: mask.coefficients(), width: mask.width(), height: mask.height() }
+        let (width, height) = (mask.width(), mask.height());
+        assert!(
+            mask.coefficients().len() == width * height
+                && (W == 0 || W == width)
+                && (H == 0 || H == height),
+            "bug: mask invariant broken"
+        );
+        MaskView {
+            coefficients: mask.coefficients(),
+            width,
+            height,
+        }
     }
     /// Width: the type's when it has one, so loops over it have constant bounds.
     #[inline(always)]
@@ -257,14 +292,30 @@ impl<T: Pixel, const W: usize, const H: usize> CpuRead for MaskView<'_, T, W, H>
         if ix < 0 || iy < 0 || ix >= w || iy >= h {
             return T::default();
         }
-        self.coefficients[(iy * w + ix) as usize]
+        // SAFETY: `new` checked `coefficients.len() == w * h` (the mask's
+        // invariant) and `0 <= ix < w`, `0 <= iy < h` here. Unchecked, so that
+        // with a size fixed in the type the read folds to a constant offset.
+        unsafe { *self.coefficients.get_unchecked((iy * w + ix) as usize) }
     }
 }
 
 impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, H> {
     #[inline(always)]
     fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
-        walk(self.w(), self.h(), |_| true, f, op)
+        // Every position of a mask is visited: start from the first one and
+        // combine the rest, with no state for the optimiser to track.
+        let (w, h) = (self.w(), self.h());
+        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
+        let mut acc = f(-cx, -cy);
+        for iy in 0..h {
+            for ix in 0..w {
+                if ix == 0 && iy == 0 {
+                    continue;
+                }
+                acc = op(acc, f(ix as i32 - cx, iy as i32 - cy));
+            }
+        }
+        acc
     }
     #[inline(always)]
     fn for_each(&self, mut f: impl FnMut(i32, i32)) {
@@ -288,7 +339,11 @@ pub struct DomainView {
 impl DomainView {
     /// The view of `domain`.
     pub fn new(domain: &Domain) -> Self {
-        DomainView { width: domain.width(), height: domain.height(), enabled: domain.enabled().to_vec() }
+        DomainView {
+            width: domain.width(),
+            height: domain.height(),
+            enabled: domain.enabled().to_vec(),
+        }
     }
 }
 

@@ -163,7 +163,10 @@ impl<T: Pixel, const W: usize, const H: usize> KernelField for Mask<T, W, H> {
         let coefficients = if self.is_dynamic() {
             None
         } else {
-            values.iter().map(|v| v.to_literal()).collect::<Option<Vec<_>>>()
+            values
+                .iter()
+                .map(|v| v.to_literal())
+                .collect::<Option<Vec<_>>>()
         };
         out.masks.push(MaskBinding {
             slot: MaskSlot {

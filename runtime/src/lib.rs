@@ -5,9 +5,9 @@ extern crate self as hipacc;
 
 pub use hipacc_core as core;
 
+mod cache;
 #[cfg(feature = "conformance")]
 pub mod conformance;
-mod cache;
 mod cpu;
 pub mod cuda;
 mod device;
