@@ -1,5 +1,5 @@
-//! hipacc: image kernels described once in Rust, run on the native CPU
-//! backend, OpenCL or CUDA.
+#![doc = include_str!("../../README.md")]
+#![warn(missing_docs)]
 
 extern crate self as hipacc;
 
