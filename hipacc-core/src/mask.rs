@@ -130,7 +130,7 @@ impl<T: Pixel, const W: usize, const H: usize> Mask<T, W, H> {
 }
 
 pub(crate) fn check_odd(what: &str, width: usize, height: usize) -> Result<()> {
-    if width == 0 || height == 0 || width % 2 == 0 || height % 2 == 0 {
+    if width == 0 || height == 0 || width.is_multiple_of(2) || height.is_multiple_of(2) {
         return Err(Error::SizeMismatch {
             what: format!("a {what} must have odd width and height, got {width}x{height}"),
         });
