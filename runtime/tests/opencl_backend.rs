@@ -27,6 +27,19 @@ fn jacobi(sol: &Image<f32>, rhs: &Image<f32>) -> Jacobi {
     }
 }
 
+/// Every pixel within a few ulp (relative to the magnitude, at least 1).
+fn assert_close(got: &[f32], want: &[f32], width: usize) {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = 4.0 * f32::EPSILON * g.abs().max(w.abs()).max(1.0);
+        assert!(
+            (g - w).abs() <= tol,
+            "pixel ({}, {}): {g} vs {w}",
+            i % width,
+            i / width
+        );
+    }
+}
+
 #[test]
 fn unknown_backend_names_the_choices() {
     let err = Device::from_name("vulkan").unwrap_err().to_string();
@@ -97,6 +110,7 @@ fn images_stay_on_the_device_until_the_host_reads() {
     .unwrap();
     let (got, want) = (b.to_vec().unwrap(), expected_b.to_vec().unwrap());
     assert!(b.storage_read().host_valid);
+    // Two chained launches: the first's rounding differences propagate.
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert!(
             (g - w).abs() <= 1e-5 * w.abs().max(1.0),
@@ -116,7 +130,7 @@ fn images_stay_on_the_device_until_the_host_reads() {
         &IterationSpace::full(&want),
     )
     .unwrap();
-    assert_eq!(b.to_vec().unwrap(), want.to_vec().unwrap());
+    assert_close(&b.to_vec().unwrap(), &want.to_vec().unwrap(), 96);
 }
 
 #[test]
@@ -134,15 +148,7 @@ fn a_region_of_interest_keeps_the_other_output_pixels() {
         &IterationSpace::region(&want, roi).unwrap(),
     )
     .unwrap();
-    let (got, want) = (out.to_vec().unwrap(), want.to_vec().unwrap());
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert!(
-            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
-            "pixel ({}, {}): {g} vs {w}",
-            i % 70,
-            i / 70
-        );
-    }
+    assert_close(&out.to_vec().unwrap(), &want.to_vec().unwrap(), 70);
 }
 
 #[test]
