@@ -217,6 +217,20 @@ impl Device {
         }
     }
 
+    /// The variant of the last kernel launched on this device (after any
+    /// tuning-cache entry, override and occupancy refinement); `None` on the
+    /// CPU backend or before any launch.
+    pub fn last_launch_config(&self) -> Option<Config> {
+        let slot = match &self.inner {
+            DeviceInner::Cpu => return None,
+            DeviceInner::OpenCl(d) => &d.last_config,
+            DeviceInner::Cuda(d) => &d.last_config,
+        };
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Waits until every queued launch and transfer has finished.
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner {
@@ -232,6 +246,25 @@ impl Device {
             DeviceInner::Cpu => (0, 0),
             DeviceInner::OpenCl(d) => d.kernels.stats(),
             DeviceInner::Cuda(d) => d.kernels.stats(),
+        }
+    }
+
+    /// True when `config` fits the device's own limits (block size, local
+    /// memory, images); always false on the CPU backend.
+    pub(crate) fn fits(&self, config: &Config) -> bool {
+        match &self.inner {
+            DeviceInner::Cpu => false,
+            DeviceInner::OpenCl(d) => d.check_limits(config, 0).is_ok(),
+            DeviceInner::Cuda(d) => d.check_limits(config, 0).is_ok(),
+        }
+    }
+
+    /// The device part of the explore mode's tuning keys (`None` on CPU).
+    pub(crate) fn tune_name(&self) -> Option<String> {
+        match &self.inner {
+            DeviceInner::Cpu => None,
+            DeviceInner::OpenCl(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
+            DeviceInner::Cuda(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
         }
     }
 

@@ -3,6 +3,8 @@
 
 extern crate self as hipacc;
 
+/// Code generation (architecture model, variant configs, offline emission).
+pub use hipacc_codegen as codegen;
 pub use hipacc_core as core;
 
 mod cache;
@@ -13,6 +15,7 @@ pub mod cuda;
 mod device;
 mod error;
 mod execute;
+pub mod explore;
 mod gpu;
 mod opencl;
 mod pyramid;
@@ -23,6 +26,7 @@ mod traverse;
 pub use device::{BackendKind, Device, BACKEND_ENV};
 pub use error::{Error, Result};
 pub use execute::Execute;
+pub use explore::{explore, explore_with, ExploreOptions, ExploreReport};
 pub use hipacc_core::Image;
 pub use pyramid::{level_size, max_depth, BindPyramid, Pyramid, PyramidError};
 pub use trace::Trace;

@@ -33,6 +33,8 @@ pub(crate) struct CudaDevice {
     /// Heuristic config key -> config after the occupancy check.
     pub(crate) refined: KernelCache<(u64, String), Config>,
     pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
+    /// The config of the last kernel launched.
+    pub(crate) last_config: Mutex<Option<Config>>,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -115,6 +117,7 @@ impl CudaDevice {
             kernels: KernelCache::new(),
             refined: KernelCache::new(),
             last_launch: Mutex::new(None),
+            last_config: Mutex::new(None),
         })
     }
 

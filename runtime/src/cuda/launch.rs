@@ -26,9 +26,18 @@ pub(crate) fn execute<K: Kernel>(
     let bindings = kernel.bindings();
     let output = space.image().to_dyn();
     gpu::check_aliasing(K::NAME, &bindings, output.id())?;
-    let config = gpu::choose_config(&ir, dev.target, Language::Cuda, overrides)?;
+    let tune = crate::explore::device_key(crate::BackendKind::Cuda, &dev.name);
+    let (config, tuned) = gpu::choose_launch_config(
+        &ir,
+        dev.target,
+        Language::Cuda,
+        overrides,
+        &tune,
+        space.rect(),
+    )?;
     dev.check_limits(&config, 0)?;
-    let block_fixed = gpu::block_fixed(overrides)?;
+    // A remembered (measured) block is kept as it is.
+    let block_fixed = gpu::block_fixed(overrides)? || tuned;
     let k = refined_kernel(dev, &ir, config, block_fixed)?;
     run(dev, &k, &bindings, &*output, space.rect())
 }
@@ -205,6 +214,9 @@ pub(crate) fn run(
     *dev.last_launch
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = Some((start, end));
+    *dev.last_config
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = Some(k.info.config.clone());
     Ok(())
 }
 

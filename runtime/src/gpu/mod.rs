@@ -61,17 +61,58 @@ pub(crate) fn choose_config(
     api: Option<&ConfigOverride>,
 ) -> Result<Config> {
     let env = ConfigOverride::from_env().map_err(codegen_error)?;
-    let merged = match (env, api) {
-        (Some(e), Some(a)) => Some(merge(e, a)),
-        (Some(e), None) => Some(e),
-        (None, Some(a)) => Some(a.clone()),
-        (None, None) => None,
-    };
+    let merged = layer(env, api);
     Config::choose(kernel, target, language, merged.as_ref()).map_err(codegen_error)
 }
 
+/// [`choose_config`] for a launch over `space` on the device whose tuning
+/// key is `device` (see [`crate::explore`]): a winner remembered by the
+/// explore mode replaces the heuristics (under `HIPACC_CONFIG` and `api`);
+/// a remembered config that no longer validates is ignored. The flag is true
+/// when the remembered config was used.
+pub(crate) fn choose_launch_config(
+    kernel: &ir::Kernel,
+    target: &Target,
+    language: Language,
+    api: Option<&ConfigOverride>,
+    device: &str,
+    space: Rect,
+) -> Result<(Config, bool)> {
+    if !api.is_some_and(pins_everything) {
+        if let Some(tuned) = crate::explore::tuned(kernel, device, space) {
+            let env = ConfigOverride::from_env().map_err(codegen_error)?;
+            let base = layer(Some(tuned), env.as_ref());
+            let merged = layer(base, api);
+            if let Ok(c) = Config::choose(kernel, target, language, merged.as_ref()) {
+                return Ok((c, true));
+            }
+        }
+    }
+    choose_config(kernel, target, language, api).map(|c| (c, false))
+}
+
+/// True when `o` fixes every axis, so nothing remembered can apply.
+fn pins_everything(o: &ConfigOverride) -> bool {
+    o.boundary.is_some()
+        && o.memory.is_some()
+        && o.pixels_per_thread.is_some()
+        && o.block.is_some()
+        && o.masks.is_some()
+}
+
+/// `base` with the axes `top` fixes replaced.
+fn layer(base: Option<ConfigOverride>, top: Option<&ConfigOverride>) -> Option<ConfigOverride> {
+    match (base, top) {
+        (Some(b), Some(t)) => Some(merge(b, t)),
+        (Some(b), None) => Some(b),
+        (None, Some(t)) => Some(t.clone()),
+        (None, None) => None,
+    }
+}
+
 /// True when the block shape is fixed by `HIPACC_CONFIG` or `api`, so no
-/// occupancy refinement may change it.
+/// occupancy refinement may change it (a tuned block is measured, not
+/// refined: see the CUDA launch).
 pub(crate) fn block_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
     let env = ConfigOverride::from_env().map_err(codegen_error)?;
     Ok(api.is_some_and(|o| o.block.is_some()) || env.is_some_and(|o| o.block.is_some()))

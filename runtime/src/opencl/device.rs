@@ -49,6 +49,8 @@ pub(crate) struct ClDevice {
     pub(crate) kernels: KernelCache<CacheKey, Arc<ClKernel>>,
     /// The last launch's event, for its profiled duration.
     pub(crate) last_launch: Mutex<Option<Event>>,
+    /// The config of the last kernel launched.
+    pub(crate) last_config: Mutex<Option<Config>>,
 }
 
 impl std::fmt::Debug for ClDevice {
@@ -157,6 +159,7 @@ impl ClDevice {
             build_options,
             kernels: KernelCache::new(),
             last_launch: Mutex::new(None),
+            last_config: Mutex::new(None),
         })
     }
 

@@ -26,7 +26,15 @@ pub(crate) fn execute<K: Kernel>(
     let bindings = kernel.bindings();
     let output = space.image().to_dyn();
     gpu::check_aliasing(K::NAME, &bindings, output.id())?;
-    let config = gpu::choose_config(&ir, dev.target, Language::OpenCl, overrides)?;
+    let tune = crate::explore::device_key(crate::BackendKind::OpenCl, &dev.name);
+    let (config, _) = gpu::choose_launch_config(
+        &ir,
+        dev.target,
+        Language::OpenCl,
+        overrides,
+        &tune,
+        space.rect(),
+    )?;
     dev.check_limits(&config, 0)?;
     let k = program::kernel(dev, &ir, &config)?;
     run(dev, &k, &bindings, &*output, space.rect())
@@ -148,6 +156,9 @@ pub(crate) fn run(
     *dev.last_launch
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = Some(event);
+    *dev.last_config
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = Some(k.info.config.clone());
     drop(masks);
     Ok(())
 }
