@@ -228,6 +228,25 @@ impl Filter {
         }
     }
 
+    /// The IR of the kernel [`Filter::apply`] runs for `boundary` (what
+    /// offline code emission prints).
+    pub fn kernel_ir(self, boundary: Boundary<f32>) -> Result<hipacc::core::ir::Kernel> {
+        let input = Image::<f32>::new(1, 1)?;
+        let read = if boundary == Boundary::Undefined {
+            Boundary::Clamp
+        } else {
+            boundary
+        };
+        let acc = Accessor::new(&input).with_boundary(read);
+        Ok(match self {
+            Filter::Gaussian5 => Gaussian5::new(acc)?.ir()?,
+            Filter::Box(n) => BoxMean::new(acc, n)?.ir()?,
+            Filter::Sobel => Sobel::new(acc).ir()?,
+            Filter::Laplace => Laplace::new(acc).ir()?,
+            Filter::Bilateral => Bilateral::new(acc)?.ir()?,
+        })
+    }
+
     /// Applies the filter to `input` on `device`, reading through `boundary`.
     ///
     /// `Boundary::Undefined` promises the kernel that no read leaves the

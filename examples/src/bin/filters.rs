@@ -4,6 +4,7 @@
 //! filters <gaussian5|box|sobel|laplace|bilateral>
 //!         --boundary <clamp|repeat|mirror|mirror-interior|undefined|constant:V>
 //!         [--size N] [--backend cpu|opencl|cuda|auto] (IN | --demo) OUT
+//! filters [FILTER] [--boundary B] [--size N] --emit DIR [--target NAME|all|list]
 //! ```
 //!
 //! IN is any image the `image` crate reads (or PFM), converted to luminance
@@ -12,14 +13,22 @@
 //! float, exact), `.png` (16-bit gray, clamped to `[0, 1]`) or `.pfm`.
 //! The filters are defined in `hipacc_examples::filters`.
 //!
+//! `--emit DIR` runs nothing and needs no device: it writes the OpenCL and
+//! CUDA sources of the kernel FILTER runs with the boundary B (default
+//! `clamp`), or of every filter when FILTER is omitted, as the architecture
+//! model chooses them for the target NAME (default: every target), to
+//! `DIR/<target>/<kernel>__<variant>.<cl|cu>`. `--target list` prints the
+//! target names.
+//!
 //! Every error is one line on stderr and a non-zero exit; OUT is written
 //! only when everything succeeded.
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use hipacc::codegen::{dump, Target};
 use hipacc::core::io;
 use hipacc::Device;
-use hipacc_examples::filters::{check_finite, demo_image, parse_boundary, Filter};
+use hipacc_examples::filters::{check_finite, demo_image, parse_boundary, Filter, FILTER_NAMES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,7 +39,8 @@ const DEMO_SIZE: usize = 512;
 #[derive(Parser, Debug)]
 #[command(
     name = "filters",
-    override_usage = "filters <FILTER> --boundary <BOUNDARY> [--size N] [--backend B] (IN | --demo) OUT",
+    override_usage = "filters <FILTER> --boundary <BOUNDARY> [--size N] [--backend B] (IN | --demo) OUT\n       \
+                      filters [FILTER] [--boundary B] [--size N] --emit DIR [--target NAME|all|list]",
     after_help = "Filters: gaussian5 (5x5 binomial), box (N x N mean, N odd, default 3), \
                   sobel (gradient magnitude), laplace (5-point), bilateral (5x5, sigma_s 2, \
                   sigma_r 0.1).\nOutput format by extension: .exr (32-bit float), .png \
@@ -38,10 +48,10 @@ const DEMO_SIZE: usize = 512;
 )]
 struct Args {
     /// gaussian5, box, sobel, laplace or bilateral.
-    filter: String,
+    filter: Option<String>,
     /// clamp, repeat, mirror, mirror-interior, undefined or constant:V.
     #[arg(long)]
-    boundary: String,
+    boundary: Option<String>,
     /// Window size of `box` (odd).
     #[arg(long, value_name = "N")]
     size: Option<usize>,
@@ -51,8 +61,14 @@ struct Args {
     /// Filter a built-in 512x512 test image instead of reading IN.
     #[arg(long)]
     demo: bool,
+    /// Write the generated OpenCL and CUDA sources to DIR and exit.
+    #[arg(long, value_name = "DIR")]
+    emit: Option<PathBuf>,
+    /// With --emit: a target of the architecture model, `all` or `list`.
+    #[arg(long, value_name = "NAME")]
+    target: Option<String>,
     /// IN OUT, or only OUT with --demo.
-    #[arg(value_name = "FILE", num_args = 1..=2, required = true)]
+    #[arg(value_name = "FILE", num_args = 1..=2)]
     files: Vec<PathBuf>,
 }
 
@@ -67,12 +83,28 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    let filter = Filter::parse(&args.filter, args.size)?;
-    let boundary = parse_boundary(&args.boundary)?;
+    if args.target.as_deref() == Some("list") {
+        print!("{}", Target::list_text());
+        return Ok(());
+    }
+    if let Some(dir) = &args.emit {
+        return emit(&args, dir);
+    }
+    if args.target.is_some() {
+        bail!("--target is only for --emit");
+    }
+    let Some(name) = &args.filter else {
+        bail!("expected a filter ({})", FILTER_NAMES.join(", "));
+    };
+    let Some(boundary) = &args.boundary else {
+        bail!("expected --boundary");
+    };
+    let filter = Filter::parse(name, args.size)?;
+    let boundary = parse_boundary(boundary)?;
     let (input, output) = match (args.demo, args.files.as_slice()) {
         (false, [input, output]) => (Some(input), output),
         (true, [output]) => (None, output),
-        (false, [_]) => bail!("expected IN and OUT (or --demo OUT)"),
+        (false, [_] | []) => bail!("expected IN and OUT (or --demo OUT)"),
         (true, _) => bail!("--demo takes only OUT, no IN"),
         _ => unreachable!("bug: clap allows one or two files"),
     };
@@ -90,7 +122,33 @@ fn run(args: Args) -> Result<()> {
     };
     let result = filter
         .apply(&image, boundary, &device)
-        .with_context(|| format!("{} on {}", args.filter, device.name()))?;
+        .with_context(|| format!("{} on {}", name, device.name()))?;
     io::save_luminance(&result, output)?;
+    Ok(())
+}
+
+/// `--emit DIR`: the sources of the kernels the filters run, per target.
+fn emit(args: &Args, dir: &std::path::Path) -> Result<()> {
+    if !args.files.is_empty() || args.demo {
+        bail!("--emit writes sources only: no IN, OUT or --demo");
+    }
+    let boundary = parse_boundary(args.boundary.as_deref().unwrap_or("clamp"))?;
+    let filters = match &args.filter {
+        Some(name) => vec![Filter::parse(name, args.size)?],
+        None => FILTER_NAMES
+            .iter()
+            .map(|name| Filter::parse(name, None))
+            .collect::<Result<_>>()?,
+    };
+    let kernels = filters
+        .iter()
+        .map(|f| f.kernel_ir(boundary))
+        .collect::<Result<Vec<_>>>()?;
+    let targets = dump::targets_from_arg(args.target.as_deref())?;
+    let files = dump::emit_offline(dir, &kernels, &targets, true)
+        .with_context(|| format!("--emit {}", dir.display()))?;
+    for f in &files {
+        println!("{}", f.display());
+    }
     Ok(())
 }
