@@ -45,6 +45,9 @@ pub enum Error {
     /// Misuse of a pyramid or a traversal.
     #[error(transparent)]
     Pyramid(#[from] crate::pyramid::PyramidError),
+    /// Misconfigured multigrid options.
+    #[error(transparent)]
+    Multigrid(#[from] crate::multigrid::MultigridError),
     /// A configuration that the device cannot run.
     #[error("invalid configuration: {0}")]
     Config(String),

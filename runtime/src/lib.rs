@@ -17,6 +17,7 @@ mod error;
 mod execute;
 pub mod explore;
 mod gpu;
+pub mod multigrid;
 mod opencl;
 mod pyramid;
 pub mod reduce;

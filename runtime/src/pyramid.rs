@@ -229,6 +229,39 @@ impl<T: Pixel> Pyramid<T> {
         Ok(())
     }
 
+    /// Exchanges level `level` of two pyramids of the same shape, leaving
+    /// the other levels in place: how a solver that alternates between a
+    /// level and a scratch level makes the scratch one current without a
+    /// copy. Handles to the two images obtained before keep their pixels.
+    ///
+    /// ```
+    /// use hipacc::{Image, Pyramid};
+    /// let a = Pyramid::new(&Image::from_vec(2, 1, vec![1.0f32, 2.0])?, 2)?;
+    /// let b = Pyramid::<f32>::like(&a)?;
+    /// a.swap_level(&b, 0)?;
+    /// assert_eq!(b.level(0)?.to_vec()?, [1.0, 2.0]);
+    /// assert_eq!(a.level(0)?.to_vec()?, [0.0, 0.0]);
+    /// # Ok::<(), hipacc::Error>(())
+    /// ```
+    pub fn swap_level(&self, other: &Pyramid<T>, level: usize) -> Result<()> {
+        if self.id() == other.id() {
+            return Ok(());
+        }
+        same_shape(self.shape(), other.shape())?;
+        if level >= self.depth() {
+            return Err(self.outside(level as i64, 0));
+        }
+        let (first, second) = if self.id() < other.id() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let mut a = first.levels();
+        let mut b = second.levels();
+        std::mem::swap(&mut a[level], &mut b[level]);
+        Ok(())
+    }
+
     fn levels(&self) -> MutexGuard<'_, Vec<Image<T>>> {
         self.shared
             .levels

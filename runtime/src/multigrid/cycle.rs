@@ -1,0 +1,213 @@
+//! V-, W-, F-cycles and full multigrid as one `traverse` body.
+//!
+//! A traversal runs one body at every level it recurses into; what the body
+//! does there depends on how it was reached, recorded per level in
+//! `modes`: a V-, W- or F-cycle step, or a full-multigrid step. An F-cycle
+//! step recurses twice, first as an F-cycle and then as a V-cycle; full
+//! multigrid recurses once as full multigrid and then runs its cycles at
+//! its own level, each recursing as that cycle.
+
+use super::options::{CycleKind, CycleOptions, Smoother};
+use super::real::Real;
+use super::Poisson;
+use crate::{traverse, Device, Result, Trace, Traversal};
+use hipacc_core::Image;
+use std::cell::RefCell;
+
+/// How the traversal starts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Start {
+    /// One cycle of the options' kind.
+    Cycle,
+    /// Full multigrid with `cycles` cycles per level.
+    Fmg { cycles: usize },
+}
+
+/// What the body does at a level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Cycle(CycleKind),
+    Fmg { cycles: usize },
+}
+
+struct Ctx<'a, T: Real> {
+    p: &'a Poisson<T>,
+    dev: &'a Device,
+    opts: &'a CycleOptions,
+    modes: RefCell<Vec<Mode>>,
+}
+
+/// Runs the traversal.
+pub(crate) fn run<T: Real>(
+    p: &Poisson<T>,
+    dev: &Device,
+    opts: &CycleOptions,
+    start: Start,
+) -> Result<Trace> {
+    let first = match start {
+        Start::Cycle => Mode::Cycle(opts.kind),
+        Start::Fmg { cycles } => Mode::Fmg { cycles },
+    };
+    let ctx = Ctx {
+        p,
+        dev,
+        opts,
+        modes: RefCell::new(vec![first; p.levels()]),
+    };
+    traverse(&[&p.u, &p.f, &p.t], |t| ctx.body(t))
+}
+
+/// The solution and scratch images of a level and which holds the current
+/// solution.
+struct PingPong<T: Real> {
+    cur: Image<T>,
+    spare: Image<T>,
+    in_scratch: bool,
+}
+
+impl<T: Real> PingPong<T> {
+    /// After a launch that wrote `spare`.
+    fn flip(&mut self) {
+        std::mem::swap(&mut self.cur, &mut self.spare);
+        self.in_scratch = !self.in_scratch;
+    }
+}
+
+impl<T: Real> Ctx<'_, T> {
+    fn body(&self, t: &Traversal<'_>) -> Result<()> {
+        let mode = self.modes.borrow()[t.level()];
+        match mode {
+            Mode::Cycle(kind) => self.cycle(t, kind),
+            Mode::Fmg { cycles } => self.fmg(t, cycles),
+        }
+    }
+
+    fn set_child(&self, t: &Traversal<'_>, mode: Mode) {
+        self.modes.borrow_mut()[t.level() + 1] = mode;
+    }
+
+    fn images(&self, t: &Traversal<'_>) -> Result<PingPong<T>> {
+        Ok(PingPong {
+            cur: t.image(&self.p.u, 0)?,
+            spare: t.image(&self.p.t, 0)?,
+            in_scratch: false,
+        })
+    }
+
+    /// Makes the level's solution current in `u` again.
+    fn settle(&self, t: &Traversal<'_>, s: &PingPong<T>) -> Result<()> {
+        if s.in_scratch {
+            self.p.u.swap_level(&self.p.t, t.level())?;
+        }
+        Ok(())
+    }
+
+    fn smooth(&self, t: &Traversal<'_>, s: &mut PingPong<T>, sweeps: usize) -> Result<()> {
+        let g = self.p.grid(t.level())?;
+        let f = t.image(&self.p.f, 0)?;
+        for _ in 0..sweeps {
+            match self.opts.smoother {
+                Smoother::Jacobi { omega } => {
+                    T::jacobi(self.dev, g, &s.cur, &f, &s.spare, omega)?;
+                    s.flip();
+                }
+                Smoother::RedBlack => {
+                    T::red_black(self.dev, g, &s.cur, &f, &s.spare, 0)?;
+                    T::red_black(self.dev, g, &s.spare, &f, &s.cur, 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The coarsest level: the exact solve, or sweeps.
+    fn bottom(&self, t: &Traversal<'_>) -> Result<()> {
+        match self.p.coarse_solver()? {
+            Some(solver) => {
+                let g = self.p.grid(t.level())?;
+                let f: Vec<f64> = t
+                    .image(&self.p.f, 0)?
+                    .to_vec()?
+                    .into_iter()
+                    .map(Into::into)
+                    .collect();
+                let u = solver.solve(&f, g.h2);
+                let img = t.image(&self.p.u, 0)?;
+                let mut out = img.write()?;
+                for (o, v) in out.iter_mut().zip(u) {
+                    *o = T::from_f64(v);
+                }
+                Ok(())
+            }
+            None => {
+                let mut s = self.images(t)?;
+                self.smooth(t, &mut s, self.opts.coarse_sweeps)?;
+                self.settle(t, &s)
+            }
+        }
+    }
+
+    /// One cycle step at this level.
+    fn cycle(&self, t: &Traversal<'_>, kind: CycleKind) -> Result<()> {
+        if t.is_bottom_level() {
+            return self.bottom(t);
+        }
+        let (pre, post) = self.opts.sweeps(t.level());
+        let g = self.p.grid(t.level())?;
+        let mut s = self.images(t)?;
+        self.smooth(t, &mut s, pre)?;
+        let f = t.image(&self.p.f, 0)?;
+        let coarse_f = t.image(&self.p.f, 1)?;
+        if self.opts.fused {
+            T::residual_restrict(self.dev, g, &s.cur, &f, &coarse_f)?;
+        } else {
+            T::residual(self.dev, g, &s.cur, &f, &s.spare)?;
+            T::restrict(self.dev, &s.spare, &coarse_f)?;
+        }
+        T::fill(self.dev, 0.0, &t.image(&self.p.u, 1)?)?;
+        match kind {
+            CycleKind::V => {
+                self.set_child(t, Mode::Cycle(CycleKind::V));
+                t.recurse()?;
+            }
+            CycleKind::W => {
+                self.set_child(t, Mode::Cycle(CycleKind::W));
+                t.recurse_n(2, |_| Ok(()))?;
+            }
+            CycleKind::F => {
+                self.set_child(t, Mode::Cycle(CycleKind::F));
+                t.recurse_n(2, |_| {
+                    self.set_child(t, Mode::Cycle(CycleKind::V));
+                    Ok(())
+                })?;
+            }
+        }
+        let e = t.image(&self.p.u, 1)?;
+        T::prolong_add(self.dev, g.bc, &s.cur, &e, &s.spare)?;
+        s.flip();
+        self.smooth(t, &mut s, post)?;
+        self.settle(t, &s)
+    }
+
+    /// One full-multigrid step at this level.
+    fn fmg(&self, t: &Traversal<'_>, cycles: usize) -> Result<()> {
+        if t.is_bottom_level() {
+            return self.bottom(t);
+        }
+        let f = t.image(&self.p.f, 0)?;
+        T::restrict(self.dev, &f, &t.image(&self.p.f, 1)?)?;
+        self.set_child(t, Mode::Fmg { cycles });
+        t.recurse()?;
+        let g = self.p.grid(t.level())?;
+        T::interpolate(
+            self.dev,
+            g.bc,
+            &t.image(&self.p.u, 1)?,
+            &t.image(&self.p.u, 0)?,
+        )?;
+        for _ in 0..cycles {
+            self.cycle(t, self.opts.kind)?;
+        }
+        Ok(())
+    }
+}

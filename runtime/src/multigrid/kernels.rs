@@ -1,0 +1,318 @@
+//! The multigrid kernels, written in the DSL once per precision.
+//!
+//! Every kernel reads the solution with [`Boundary::Constant`]`(0)`: a
+//! neighbour outside the grid contributes nothing to the neighbour sum and
+//! the boundary condition enters through the diagonal instead (see the
+//! [module docs](super)). `e` counts the sides of the cell on the boundary,
+//! so the diagonal is `4 + bc * e` with `bc = +1` (Dirichlet, ghost `-u`)
+//! or `-1` (Neumann, ghost `u`).
+//!
+//! Kernels that read a grid of another size (restriction, prolongation)
+//! read through computed offsets: with the space's origin at 0, the offset
+//! `x() + i` reads position `2 x + i` of the finer grid, and `x() / 2 - x()`
+//! position `x / 2` of the coarser one.
+
+// `1 as f64` and friends come from stamping one body out per precision.
+#![allow(clippy::unnecessary_cast)]
+
+/// The kernels over `$t` pixels, in module `$m`.
+macro_rules! multigrid_kernels {
+    ($m:ident, $t:ident) => {
+        #[doc = concat!("Multigrid kernels over `", stringify!($t), "`.")]
+        pub(crate) mod $m {
+            use crate::prelude::*;
+
+            /// One weighted-Jacobi sweep: `u' = (1 - w) u + w (h² f + Σ nb) / d`.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Jacobi {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) omega: $t,
+                pub(crate) h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+            }
+
+            #[kernel_body]
+            impl Jacobi {
+                fn kernel(&self) -> $t {
+                    let mut e: $t = 0.0;
+                    if x() == 0 {
+                        e += 1.0;
+                    }
+                    if x() == self.w - 1 {
+                        e += 1.0;
+                    }
+                    if y() == 0 {
+                        e += 1.0;
+                    }
+                    if y() == self.h - 1 {
+                        e += 1.0;
+                    }
+                    let d = 4.0 + self.bc * e;
+                    let nb =
+                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d
+                }
+            }
+
+            /// Gauss-Seidel on the cells of one colour (`(x + y) % 2 ==
+            /// colour`); the other colour passes through unchanged.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct RedBlack {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+                pub(crate) colour: i32,
+            }
+
+            #[kernel_body]
+            impl RedBlack {
+                fn kernel(&self) -> $t {
+                    let mut e: $t = 0.0;
+                    if x() == 0 {
+                        e += 1.0;
+                    }
+                    if x() == self.w - 1 {
+                        e += 1.0;
+                    }
+                    if y() == 0 {
+                        e += 1.0;
+                    }
+                    if y() == self.h - 1 {
+                        e += 1.0;
+                    }
+                    let d = 4.0 + self.bc * e;
+                    let nb =
+                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    let update = (self.h2 * self.f() + nb) / d;
+                    if (x() + y()) % 2 == self.colour {
+                        update
+                    } else {
+                        self.u()
+                    }
+                }
+            }
+
+            /// The residual `r = f - (d u - Σ nb) / h²`.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Residual {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+            }
+
+            #[kernel_body]
+            impl Residual {
+                fn kernel(&self) -> $t {
+                    let mut e: $t = 0.0;
+                    if x() == 0 {
+                        e += 1.0;
+                    }
+                    if x() == self.w - 1 {
+                        e += 1.0;
+                    }
+                    if y() == 0 {
+                        e += 1.0;
+                    }
+                    if y() == self.h - 1 {
+                        e += 1.0;
+                    }
+                    let d = 4.0 + self.bc * e;
+                    let nb =
+                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    self.f() - (d * self.u() - nb) * self.inv_h2
+                }
+            }
+
+            /// Restriction: a quarter of the sum of the 2x2 fine cells a
+            /// coarse cell covers (read with a constant-0 boundary: past an
+            /// odd edge the grid is padded with cells of zero residual).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Restrict {
+                pub(crate) fine: Accessor<$t>,
+            }
+
+            #[kernel_body]
+            impl Restrict {
+                fn kernel(&self) -> $t {
+                    let s = self.fine.at(x(), y())
+                        + self.fine.at(x() + 1, y())
+                        + self.fine.at(x(), y() + 1)
+                        + self.fine.at(x() + 1, y() + 1);
+                    0.25 * s
+                }
+            }
+
+            /// Residual and restriction fused: a quarter of the sum of the
+            /// residuals of the 2x2 fine cells under the coarse cell,
+            /// computed where they are read (cells past an odd edge count
+            /// as zero, as in [`Restrict`]).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ResidualRestrict {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                /// Fine-grid width.
+                pub(crate) w: i32,
+                /// Fine-grid height.
+                pub(crate) h: i32,
+            }
+
+            #[kernel_body]
+            impl ResidualRestrict {
+                fn kernel(&self) -> $t {
+                    let mut s: $t = 0.0;
+                    for j in 0..2 {
+                        for i in 0..2 {
+                            let fx = 2 * x() + i;
+                            let fy = 2 * y() + j;
+                            let mut e: $t = 0.0;
+                            if fx == 0 {
+                                e += 1.0;
+                            }
+                            if fx == self.w - 1 {
+                                e += 1.0;
+                            }
+                            if fy == 0 {
+                                e += 1.0;
+                            }
+                            if fy == self.h - 1 {
+                                e += 1.0;
+                            }
+                            let d = 4.0 + self.bc * e;
+                            let ox = fx - x();
+                            let oy = fy - y();
+                            let nb = self.u.at(ox - 1, oy)
+                                + self.u.at(ox + 1, oy)
+                                + self.u.at(ox, oy - 1)
+                                + self.u.at(ox, oy + 1);
+                            if fx < self.w && fy < self.h {
+                                s += self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
+                            }
+                        }
+                    }
+                    0.25 * s
+                }
+            }
+
+            /// Coarse-grid correction: `u + P e` with `P` bilinear interpolation
+            /// between cell centres (weights 9/16, 3/16, 3/16, 1/16). A
+            /// coarse neighbour outside the grid is the ghost `sign * e`.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ProlongAdd {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) e: Accessor<$t>,
+                pub(crate) sign: $t,
+                /// Coarse-grid width.
+                pub(crate) cw: i32,
+                /// Coarse-grid height.
+                pub(crate) ch: i32,
+            }
+
+            #[kernel_body]
+            impl ProlongAdd {
+                fn kernel(&self) -> $t {
+                    let cx = x() / 2;
+                    let cy = y() / 2;
+                    let nx = if x() % 2 == 0 { cx - 1 } else { cx + 1 };
+                    let ny = if y() % 2 == 0 { cy - 1 } else { cy + 1 };
+                    let mut sx: $t = 1.0;
+                    if nx < 0 || nx >= self.cw {
+                        sx = self.sign;
+                    }
+                    let mut sy: $t = 1.0;
+                    if ny < 0 || ny >= self.ch {
+                        sy = self.sign;
+                    }
+                    let c = self.e.at(cx - x(), cy - y());
+                    let a = self.e.at(nx - x(), cy - y());
+                    let b = self.e.at(cx - x(), ny - y());
+                    let g = self.e.at(nx - x(), ny - y());
+                    let p = 9.0 * c + 3.0 * sx * a + 3.0 * sy * b + sx * sy * g;
+                    self.u() + 0.0625 * p
+                }
+            }
+
+            /// Bilinear interpolation of a coarse solution (the step up of
+            /// full multigrid); the same weights and ghosts as [`ProlongAdd`].
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Interpolate {
+                pub(crate) e: Accessor<$t>,
+                pub(crate) sign: $t,
+                pub(crate) cw: i32,
+                pub(crate) ch: i32,
+            }
+
+            #[kernel_body]
+            impl Interpolate {
+                fn kernel(&self) -> $t {
+                    let cx = x() / 2;
+                    let cy = y() / 2;
+                    let nx = if x() % 2 == 0 { cx - 1 } else { cx + 1 };
+                    let ny = if y() % 2 == 0 { cy - 1 } else { cy + 1 };
+                    let mut sx: $t = 1.0;
+                    if nx < 0 || nx >= self.cw {
+                        sx = self.sign;
+                    }
+                    let mut sy: $t = 1.0;
+                    if ny < 0 || ny >= self.ch {
+                        sy = self.sign;
+                    }
+                    let c = self.e.at(cx - x(), cy - y());
+                    let a = self.e.at(nx - x(), cy - y());
+                    let b = self.e.at(cx - x(), ny - y());
+                    let g = self.e.at(nx - x(), ny - y());
+                    0.0625 * (9.0 * c + 3.0 * sx * a + 3.0 * sy * b + sx * sy * g)
+                }
+            }
+
+            /// A constant (the zero initial guess of a coarse correction).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Fill {
+                pub(crate) value: $t,
+            }
+
+            #[kernel_body]
+            impl Fill {
+                fn kernel(&self) -> $t {
+                    self.value
+                }
+            }
+
+            /// `input + offset` (mean corrections of pure Neumann problems).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct Offset {
+                pub(crate) input: Accessor<$t>,
+                pub(crate) offset: $t,
+            }
+
+            #[kernel_body]
+            impl Offset {
+                fn kernel(&self) -> $t {
+                    self.input() + self.offset
+                }
+            }
+        }
+    };
+}
+
+multigrid_kernels!(k32, f32);
+multigrid_kernels!(k64, f64);

@@ -1,0 +1,221 @@
+//! The precisions the solver runs in, and the launches of its kernels.
+
+use super::kernels::{k32, k64};
+use crate::prelude::*;
+use crate::Result;
+use hipacc_core::Pixel;
+
+/// A floating-point pixel type the multigrid solver runs in: `f32` or `f64`.
+pub trait Real: Pixel + Into<f64> + sealed::Launch {
+    /// The nearest value of this type.
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Real for f32 {
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl Real for f64 {
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+/// The geometry of one launch on level `k`: its size and spacing (part of
+/// the sealed [`sealed::Launch`], not nameable outside the crate).
+#[derive(Clone, Copy, Debug)]
+pub struct Grid {
+    pub(crate) w: usize,
+    pub(crate) h: usize,
+    /// `h_k²`.
+    pub(crate) h2: f64,
+    /// `+1` Dirichlet, `-1` Neumann.
+    pub(crate) bc: f64,
+}
+
+/// Reads the solution: outside neighbours are 0 (the diagonal carries the
+/// boundary condition).
+fn sol<T: Pixel>(img: &Image<T>) -> Accessor<T> {
+    Accessor::new(img).with_boundary(Boundary::Constant(T::default()))
+}
+
+fn clamped<T: Pixel>(img: &Image<T>) -> Accessor<T> {
+    Accessor::new(img).with_boundary(Boundary::Clamp)
+}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// One method per kernel; `out` is the output image.
+    pub trait Launch: Pixel {
+        fn jacobi(
+            d: &Device,
+            g: Grid,
+            u: &Image<Self>,
+            f: &Image<Self>,
+            out: &Image<Self>,
+            omega: f64,
+        ) -> Result<()>;
+        fn red_black(
+            d: &Device,
+            g: Grid,
+            u: &Image<Self>,
+            f: &Image<Self>,
+            out: &Image<Self>,
+            colour: i32,
+        ) -> Result<()>;
+        fn residual(
+            d: &Device,
+            g: Grid,
+            u: &Image<Self>,
+            f: &Image<Self>,
+            out: &Image<Self>,
+        ) -> Result<()>;
+        fn restrict(d: &Device, fine: &Image<Self>, out: &Image<Self>) -> Result<()>;
+        fn residual_restrict(
+            d: &Device,
+            g: Grid,
+            u: &Image<Self>,
+            f: &Image<Self>,
+            out: &Image<Self>,
+        ) -> Result<()>;
+        fn prolong_add(
+            d: &Device,
+            bc: f64,
+            u: &Image<Self>,
+            e: &Image<Self>,
+            out: &Image<Self>,
+        ) -> Result<()>;
+        fn interpolate(d: &Device, bc: f64, e: &Image<Self>, out: &Image<Self>) -> Result<()>;
+        fn fill(d: &Device, value: f64, out: &Image<Self>) -> Result<()>;
+        fn offset(d: &Device, input: &Image<Self>, value: f64, out: &Image<Self>) -> Result<()>;
+    }
+}
+
+/// The ghost sign of a correction or solution: `-1` (odd reflection) for
+/// Dirichlet, `+1` (even) for Neumann.
+fn ghost_sign(bc: f64) -> f64 {
+    -bc
+}
+
+macro_rules! launches {
+    ($t:ident, $m:ident) => {
+        impl sealed::Launch for $t {
+            fn jacobi(
+                d: &Device,
+                g: Grid,
+                u: &Image<$t>,
+                f: &Image<$t>,
+                out: &Image<$t>,
+                omega: f64,
+            ) -> Result<()> {
+                $m::Jacobi {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    omega: omega as $t,
+                    h2: g.h2 as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn red_black(
+                d: &Device,
+                g: Grid,
+                u: &Image<$t>,
+                f: &Image<$t>,
+                out: &Image<$t>,
+                colour: i32,
+            ) -> Result<()> {
+                $m::RedBlack {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    h2: g.h2 as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    colour,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn residual(
+                d: &Device,
+                g: Grid,
+                u: &Image<$t>,
+                f: &Image<$t>,
+                out: &Image<$t>,
+            ) -> Result<()> {
+                $m::Residual {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn restrict(d: &Device, fine: &Image<$t>, out: &Image<$t>) -> Result<()> {
+                $m::Restrict { fine: sol(fine) }.execute(d, &IterationSpace::full(out))
+            }
+            fn residual_restrict(
+                d: &Device,
+                g: Grid,
+                u: &Image<$t>,
+                f: &Image<$t>,
+                out: &Image<$t>,
+            ) -> Result<()> {
+                $m::ResidualRestrict {
+                    u: sol(u),
+                    f: sol(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn prolong_add(
+                d: &Device,
+                bc: f64,
+                u: &Image<$t>,
+                e: &Image<$t>,
+                out: &Image<$t>,
+            ) -> Result<()> {
+                $m::ProlongAdd {
+                    u: Accessor::new(u),
+                    e: clamped(e),
+                    sign: ghost_sign(bc) as $t,
+                    cw: e.width() as i32,
+                    ch: e.height() as i32,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn interpolate(d: &Device, bc: f64, e: &Image<$t>, out: &Image<$t>) -> Result<()> {
+                $m::Interpolate {
+                    e: clamped(e),
+                    sign: ghost_sign(bc) as $t,
+                    cw: e.width() as i32,
+                    ch: e.height() as i32,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+            fn fill(d: &Device, value: f64, out: &Image<$t>) -> Result<()> {
+                $m::Fill { value: value as $t }.execute(d, &IterationSpace::full(out))
+            }
+            fn offset(d: &Device, input: &Image<$t>, value: f64, out: &Image<$t>) -> Result<()> {
+                $m::Offset {
+                    input: Accessor::new(input),
+                    offset: value as $t,
+                }
+                .execute(d, &IterationSpace::full(out))
+            }
+        }
+    };
+}
+
+launches!(f32, k32);
+launches!(f64, k64);

@@ -1,0 +1,200 @@
+//! Convergence of the cycles on the CPU backend (the OpenCL backend runs
+//! the same checks in `tests/multigrid.rs`).
+
+use super::manufactured::{fill_rhs, max_error};
+use super::*;
+
+fn problem(n: usize, bc: Bc) -> Poisson<f64> {
+    let levels = Poisson::<f64>::default_levels(n, n, bc);
+    let p = Poisson::new(n, n, levels, bc, 1.0 / n as f64).expect("valid problem");
+    fill_rhs(bc, &p.rhs()).expect("rhs");
+    p
+}
+
+/// Convergence factors are measured from a random initial guess, so that
+/// every error component is present from the first cycle.
+fn factor(n: usize, bc: Bc, opts: &CycleOptions) -> f64 {
+    let p = problem(n, bc);
+    super::manufactured::random_guess(&p.solution(), 7).expect("guess");
+    let report = p.solve(&Device::cpu(), opts, 1e-9, 30).expect("solve");
+    convergence_factor(&report.residuals).expect("residuals")
+}
+
+const JACOBI: Smoother = Smoother::Jacobi { omega: 0.8 };
+
+#[test]
+fn convergence_factors_are_textbook_for_both_boundary_conditions() {
+    let cases = [
+        (CycleKind::V, JACOBI, 2, 0.20),
+        (CycleKind::V, Smoother::RedBlack, 2, 0.10),
+        (CycleKind::W, JACOBI, 2, 0.15),
+        (CycleKind::V, Smoother::RedBlack, 1, 0.15),
+    ];
+    for (kind, smoother, nu, bound) in cases {
+        for fused in [false, true] {
+            let opts = CycleOptions::new(kind, smoother, nu, nu).fused(fused);
+            let d = factor(128, Bc::Dirichlet, &opts);
+            let n = factor(128, Bc::Neumann, &opts);
+            assert!(d <= bound, "{opts:?}: Dirichlet factor {d} > {bound}");
+            assert!(
+                (n - d).abs() <= 0.05,
+                "{opts:?}: Neumann {n} vs Dirichlet {d}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fused_and_unfused_cycles_agree() {
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    let a = problem(64, Bc::Dirichlet);
+    let b = problem(64, Bc::Dirichlet);
+    let dev = Device::cpu();
+    a.cycle(&dev, &opts).expect("cycle");
+    b.cycle(&dev, &opts.clone().fused(true)).expect("cycle");
+    let (ua, ub) = (
+        a.solution().to_vec().expect("u"),
+        b.solution().to_vec().expect("u"),
+    );
+    let diff = ua
+        .iter()
+        .zip(&ub)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-12, "fused and unfused differ by {diff}");
+}
+
+#[test]
+fn f_cycles_converge_at_least_as_fast_as_v_cycles() {
+    let v = factor(
+        64,
+        Bc::Dirichlet,
+        &CycleOptions::new(CycleKind::V, JACOBI, 2, 2),
+    );
+    let f = factor(
+        64,
+        Bc::Dirichlet,
+        &CycleOptions::new(CycleKind::F, JACOBI, 2, 2),
+    );
+    assert!(f <= v + 1e-3, "F {f} vs V {v}");
+}
+
+#[test]
+fn fmg_reaches_the_discretisation_error_with_second_order() {
+    let dev = Device::cpu();
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    for bc in [Bc::Dirichlet, Bc::Neumann] {
+        let mut errors = Vec::new();
+        for n in [32, 64, 128] {
+            let fmg = problem(n, bc);
+            fmg.fmg(&dev, &opts, 1).expect("fmg");
+            let exact = problem(n, bc);
+            exact.solve(&dev, &opts, 1e-12, 40).expect("solve");
+            let (e_fmg, e_disc) = (
+                max_error(bc, &fmg.solution()).expect("error"),
+                max_error(bc, &exact.solution()).expect("error"),
+            );
+            assert!(
+                e_fmg <= 2.0 * e_disc,
+                "{bc:?} n={n}: FMG {e_fmg} vs discrete {e_disc}"
+            );
+            errors.push(e_disc);
+        }
+        for w in errors.windows(2) {
+            let ratio = w[0] / w[1];
+            assert!(
+                (3.5..4.5).contains(&ratio),
+                "{bc:?}: error ratio {ratio} ({errors:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn odd_and_rectangular_grids_converge() {
+    let dev = Device::cpu();
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
+    for (w, h) in [(1, 1), (2, 3), (17, 5), (127, 33), (100, 75), (96, 40)] {
+        for bc in [Bc::Dirichlet, Bc::Neumann] {
+            let levels = Poisson::<f32>::default_levels(w, h, bc);
+            let p = Poisson::<f32>::new(w, h, levels, bc, 1.0).expect("problem");
+            let rhs = p.rhs();
+            for (k, v) in rhs.write().expect("rhs").iter_mut().enumerate() {
+                *v = ((k * 37) % 11) as f32 - 5.0;
+            }
+            let r = p.solve(&dev, &opts, 1e-5, 40).expect("solve");
+            assert!(r.converged, "{w}x{h} {bc:?}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn more_levels_than_default_still_converge() {
+    // 64x64 with 7 levels: the coarsest is 1x1.
+    let p = Poisson::<f64>::new(64, 64, 7, Bc::Neumann, 1.0 / 64.0).expect("problem");
+    fill_rhs(Bc::Neumann, &p.rhs()).expect("rhs");
+    let opts = CycleOptions::new(CycleKind::W, Smoother::RedBlack, 1, 1);
+    let r = p.solve(&Device::cpu(), &opts, 1e-8, 30).expect("solve");
+    assert!(r.converged, "{r:?}");
+}
+
+#[test]
+fn a_large_coarsest_level_is_smoothed_instead() {
+    // 2 levels of 512x512: the coarsest 256x256 is beyond the exact solver,
+    // and sweeps there reduce only its rough error components: with a
+    // rough right-hand side the cycles still converge, slowly.
+    let p = Poisson::<f32>::new(512, 512, 2, Bc::Dirichlet, 1.0).expect("problem");
+    assert!(p.coarse_solver().expect("size").is_none());
+    let rhs = p.rhs();
+    for (k, v) in rhs.write().expect("rhs").iter_mut().enumerate() {
+        *v = ((k * 37) % 11) as f32 - 5.0;
+    }
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    let r = p.solve(&Device::cpu(), &opts, 1e-9, 4).expect("solve");
+    assert!(r.residuals.windows(2).all(|w| w[1] < w[0]), "{r:?}");
+    assert!(r.residuals[4] < 0.05 * r.residuals[0], "{r:?}");
+}
+
+#[test]
+fn dirichlet_values_are_folded_into_the_right_hand_side() {
+    // u = 1 + x: harmonic, so -Δu = 0 with g = 1 + x on the boundary; the
+    // scheme is exact for linear functions.
+    let n = 32;
+    let p = Poisson::<f64>::new(n, n, 4, Bc::Dirichlet, 1.0 / n as f64).expect("problem");
+    p.add_dirichlet_values(|x, _| 1.0 + x).expect("values");
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    let r = p.solve(&Device::cpu(), &opts, 1e-12, 40).expect("solve");
+    assert!(r.converged);
+    let u = p.solution().to_vec().expect("u");
+    for (k, v) in u.iter().enumerate() {
+        let x = ((k % n) as f64 + 0.5) / n as f64;
+        assert!((v - (1.0 + x)).abs() < 1e-9, "cell {k}: {v} vs {}", 1.0 + x);
+    }
+}
+
+#[test]
+fn bad_options_are_errors() {
+    let p = problem(64, Bc::Dirichlet);
+    let dev = Device::cpu();
+    let bad_omega = CycleOptions::new(CycleKind::V, Smoother::Jacobi { omega: 2.0 }, 1, 1);
+    assert!(matches!(
+        p.cycle(&dev, &bad_omega),
+        Err(crate::Error::Multigrid(MultigridError::Omega(_)))
+    ));
+    let no_sweeps = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 0, 0);
+    assert!(p.cycle(&dev, &no_sweeps).is_err());
+    let ok = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 1, 1);
+    assert!(p.solve(&dev, &ok, 1e-6, 0).is_err());
+    assert!(p.solve(&dev, &ok, 0.0, 5).is_err());
+    assert!(p.fmg(&dev, &ok, 0).is_err());
+    assert!(Poisson::<f32>::new(16, 16, 1, Bc::Neumann, f64::NAN).is_err());
+    assert!(Poisson::<f32>::new(16, 16, 9, Bc::Neumann, 1.0).is_err());
+    // Dirichlet needs even sizes on every level but the coarsest.
+    assert!(matches!(
+        Poisson::<f32>::new(48, 40, 5, Bc::Dirichlet, 1.0),
+        Err(crate::Error::Multigrid(MultigridError::NotDivisible { .. }))
+    ));
+    assert!(Poisson::<f32>::new(48, 40, 4, Bc::Dirichlet, 1.0).is_ok());
+    assert!(Poisson::<f32>::new(47, 40, 5, Bc::Neumann, 1.0).is_ok());
+    assert!("x".parse::<CycleKind>().is_err());
+}
