@@ -3,8 +3,11 @@
 //!
 //! - [`filters`]: the kernels of the `filters` binary (Gaussian, box mean,
 //!   Sobel, Laplacian, bilateral) and its argument parsing.
+//! - [`hdr`]: high-dynamic-range input and output, the demo scene and pixel
+//!   repair of the `hdr-compress` binary.
 //! - [`pyramid`]: the Burt-Adelson Gaussian/Laplacian pyramid of the
 //!   `pyramid` binary, written once for any depth with `traverse`.
 
 pub mod filters;
+pub mod hdr;
 pub mod pyramid;

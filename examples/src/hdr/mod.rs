@@ -1,0 +1,12 @@
+//! High-dynamic-range images for the `hdr-compress` tone mapper: the parts
+//! independent of the tone-mapping algorithm.
+//!
+//! - [`input`]: loading Radiance RGBE, OpenEXR and PFM files as linear RGBA.
+//! - [`rgbe`]: the tolerant Radiance RGBE reader behind it.
+//! - [`output`]: choosing and writing the output format (8/16-bit PNG, JPEG,
+//!   linear OpenEXR) through a temporary file.
+//! - [`scene`]: the procedurally generated demo scene.
+//! - [`repair`]: replacing NaN, infinite and negative pixel values.
+
+pub mod input;
+pub mod rgbe;
