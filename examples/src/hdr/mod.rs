@@ -9,4 +9,5 @@
 //! - [`repair`]: replacing NaN, infinite and negative pixel values.
 
 pub mod input;
+pub mod output;
 pub mod rgbe;
