@@ -10,4 +10,6 @@
 
 pub mod input;
 pub mod output;
+pub mod repair;
 pub mod rgbe;
+pub mod scene;
