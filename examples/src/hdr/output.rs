@@ -11,6 +11,10 @@
 //! display-encoded values in `[0, 1]` (the caller applies the gamma):
 //! each is clamped, scaled to 255 or 65535 and rounded to nearest, NaN
 //! becoming 0. OpenEXR takes linear values and stores them unchanged.
+//! PNG uses fast deflate with the `Sub` filter on every row: on photographs
+//! the files are a few percent larger than with per-row filter choice and
+//! best compression, and encoding is several times faster (tens of times
+//! faster than the `image` crate's default level).
 //!
 //! Every file is written to a temporary file in the target's directory and
 //! renamed over the target once complete: a failure leaves no file behind,
@@ -146,7 +150,7 @@ pub fn save(image: &Image<Rgba<f32>>, path: &Path, kind: OutputKind) -> Result<(
     let mut out = BufWriter::new(&mut tmp.file);
     let encoded = match kind {
         OutputKind::Png8 | OutputKind::Png16 => {
-            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive)
+            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub)
                 .write_image(&bytes, w, h, color)
         }
         OutputKind::Jpeg(q) => {
