@@ -1,6 +1,7 @@
 //! High-dynamic-range images for the `hdr-compress` tone mapper: the parts
 //! independent of the tone-mapping algorithm.
 //!
+//! - [`fattal`]: the tone-mapping algorithm, its kernels in `kernels`.
 //! - [`input`]: loading Radiance RGBE, OpenEXR and PFM files as linear RGBA.
 //! - [`rgbe`]: the tolerant Radiance RGBE reader behind it.
 //! - [`output`]: choosing and writing the output format (8/16-bit PNG, JPEG,
@@ -8,7 +9,9 @@
 //! - [`scene`]: the procedurally generated demo scene.
 //! - [`repair`]: replacing NaN, infinite and negative pixel values.
 
+pub mod fattal;
 pub mod input;
+mod kernels;
 pub mod output;
 pub mod repair;
 pub mod rgbe;

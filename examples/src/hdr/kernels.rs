@@ -1,0 +1,235 @@
+//! The DSL kernels of gradient-domain compression (see [`super::fattal`]).
+//!
+//! All reads clamp at the edges (`H(-1) = H(0)`), the zero-flux boundary of
+//! the Neumann problem: a forward difference across the last column is 0.
+
+use hipacc::prelude::*;
+
+/// Luminance `Y = 0.2126 R + 0.7152 G + 0.0722 B` (Rec. 709 primaries).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct Luminance {
+    pub(crate) rgb: Accessor<Rgba<f32>>,
+}
+
+#[kernel_body]
+impl Luminance {
+    fn kernel(&self) -> f32 {
+        let p = self.rgb();
+        0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b
+    }
+}
+
+/// `H = ln(100 (Y - lo) / (hi - lo) + 1e-4)`: log luminance normalised to
+/// `[ln 1e-4, ln 100]`, as pfstmo_fattal02 does.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct LogLuminance {
+    pub(crate) y: Accessor<f32>,
+    pub(crate) lo: f32,
+    /// `100 / (hi - lo)`.
+    pub(crate) scale: f32,
+}
+
+#[kernel_body]
+impl LogLuminance {
+    fn kernel(&self) -> f32 {
+        ((self.y() - self.lo) * self.scale + 0.0001).ln()
+    }
+}
+
+/// The next Gaussian level: the `[1 2 1]/4` blur followed by the mean of
+/// 2x2 pixels, fused: weights `[1 3 3 1]/8` per axis at `2x-1 ..= 2x+2`.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct Decimate {
+    pub(crate) fine: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Decimate {
+    fn kernel(&self) -> f32 {
+        let mut s = 0.0f32;
+        for j in -1..3 {
+            let wy = if j == -1 || j == 2 { 1.0f32 } else { 3.0f32 };
+            for i in -1..3 {
+                let wx = if i == -1 || i == 2 { 1.0f32 } else { 3.0f32 };
+                s += wx * wy * self.fine.at(x() + i, y() + j);
+            }
+        }
+        s * 0.015625
+    }
+}
+
+/// Gradient magnitude of level `k`: central differences divided by
+/// `2^(k+1)`.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct GradientMagnitude {
+    pub(crate) h: Accessor<f32>,
+    /// `1 / 2^(k+1)`.
+    pub(crate) inv_divider: f32,
+}
+
+#[kernel_body]
+impl GradientMagnitude {
+    fn kernel(&self) -> f32 {
+        let gx = (self.h.at(1, 0) - self.h.at(-1, 0)) * self.inv_divider;
+        let gy = (self.h.at(0, 1) - self.h.at(0, -1)) * self.inv_divider;
+        (gx * gx + gy * gy).sqrt()
+    }
+}
+
+/// The attenuation of the coarsest level: `φ = ((|∇H| + noise) / a)^(β-1)`
+/// (the paper's `(a / |∇H|) (|∇H| / a)^β` with the noise term), `|∇H|`
+/// at least 1e-4; `a = 0` (a flat level) attenuates nothing.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct Attenuation {
+    pub(crate) grad: Accessor<f32>,
+    pub(crate) a: f32,
+    pub(crate) noise: f32,
+    pub(crate) beta: f32,
+}
+
+#[kernel_body]
+impl Attenuation {
+    fn kernel(&self) -> f32 {
+        let g = self.grad().max(0.0001);
+        if self.a > 0.0 {
+            ((g + self.noise) / self.a).powf(self.beta - 1.0)
+        } else {
+            1.0
+        }
+    }
+}
+
+/// The combined attenuation one level finer: the coarser `Φ` upsampled
+/// (nearest) and blurred with `[1 2 1]/4`, times this level's `φ` when
+/// `apply` is 1 (levels finer than the detail level are left alone).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct PropagateAttenuation {
+    pub(crate) coarse: Accessor<f32>,
+    pub(crate) grad: Accessor<f32>,
+    pub(crate) a: f32,
+    pub(crate) noise: f32,
+    pub(crate) beta: f32,
+    pub(crate) apply: i32,
+    pub(crate) w: i32,
+    pub(crate) h: i32,
+}
+
+#[kernel_body]
+impl PropagateAttenuation {
+    fn kernel(&self) -> f32 {
+        let mut s = 0.0f32;
+        for j in -1..2 {
+            let fy = (y() + j).max(0).min(self.h - 1);
+            let wy = if j == 0 { 2.0f32 } else { 1.0f32 };
+            for i in -1..2 {
+                let fx = (x() + i).max(0).min(self.w - 1);
+                let wx = if i == 0 { 2.0f32 } else { 1.0f32 };
+                s += wx * wy * self.coarse.at(fx / 2 - x(), fy / 2 - y());
+            }
+        }
+        let up = s * 0.0625;
+        let g = self.grad().max(0.0001);
+        if self.apply == 1 && self.a > 0.0 {
+            up * ((g + self.noise) / self.a).powf(self.beta - 1.0)
+        } else {
+            up
+        }
+    }
+}
+
+/// The right-hand side `-div G` of `-ΔU = -div G` for the attenuated
+/// gradients `G = ∇H · Φ` (forward differences, `Φ` averaged between the
+/// two pixels; zero across the image edge).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub(crate) struct NegDivergence {
+    pub(crate) h: Accessor<f32>,
+    pub(crate) fi: Accessor<f32>,
+}
+
+#[kernel_body]
+impl NegDivergence {
+    fn kernel(&self) -> f32 {
+        let c = self.h();
+        let fc = self.fi();
+        let gx = (self.h.at(1, 0) - c) * 0.5 * (self.fi.at(1, 0) + fc);
+        let gxw = (c - self.h.at(-1, 0)) * 0.5 * (self.fi.at(-1, 0) + fc);
+        let gy = (self.h.at(0, 1) - c) * 0.5 * (self.fi.at(0, 1) + fc);
+        let gyn = (c - self.h.at(0, -1)) * 0.5 * (self.fi.at(0, -1) + fc);
+        gxw - gx + gyn - gy
+    }
+}
+
+/// The output colour: `L = max(0, (exp(γ U) - lo) / (hi - lo))`, colour
+/// restored as `(C / Y)^s · L` (0 where `Y` is 0), then clamped to `[0, 1]`
+/// and raised to `1 / display_gamma` (1 for linear output); with `srgb` 1
+/// the sRGB curve instead.
+#[derive(Kernel)]
+#[kernel(output = Rgba<f32>)]
+pub(crate) struct Colour {
+    pub(crate) rgb: Accessor<Rgba<f32>>,
+    pub(crate) y: Accessor<f32>,
+    pub(crate) u: Accessor<f32>,
+    pub(crate) gamma: f32,
+    pub(crate) lo: f32,
+    /// `1 / (hi - lo)`, 0 when the result is flat.
+    pub(crate) inv_range: f32,
+    pub(crate) saturation: f32,
+    pub(crate) inv_display_gamma: f32,
+    pub(crate) clamp: i32,
+    pub(crate) srgb: i32,
+}
+
+#[kernel_body]
+impl Colour {
+    fn kernel(&self) -> Rgba<f32> {
+        let lum = (self.gamma * self.u()).exp();
+        let mut l = 1.0f32;
+        if self.inv_range > 0.0 {
+            l = ((lum - self.lo) * self.inv_range).max(0.0);
+        }
+        let yin = self.y();
+        let p = self.rgb();
+        let mut r = 0.0f32;
+        let mut g = 0.0f32;
+        let mut b = 0.0f32;
+        if yin > 0.0 {
+            r = (p.r / yin).powf(self.saturation) * l;
+            g = (p.g / yin).powf(self.saturation) * l;
+            b = (p.b / yin).powf(self.saturation) * l;
+        }
+        if self.clamp == 1 {
+            r = r.max(0.0).min(1.0);
+            g = g.max(0.0).min(1.0);
+            b = b.max(0.0).min(1.0);
+            if self.srgb == 1 {
+                r = if r <= 0.0031308 {
+                    12.92 * r
+                } else {
+                    1.055 * r.powf(0.41666667) - 0.055
+                };
+                g = if g <= 0.0031308 {
+                    12.92 * g
+                } else {
+                    1.055 * g.powf(0.41666667) - 0.055
+                };
+                b = if b <= 0.0031308 {
+                    12.92 * b
+                } else {
+                    1.055 * b.powf(0.41666667) - 0.055
+                };
+            } else {
+                r = r.powf(self.inv_display_gamma);
+                g = g.powf(self.inv_display_gamma);
+                b = b.powf(self.inv_display_gamma);
+            }
+        }
+        Rgba::new(r, g, b, 1.0)
+    }
+}

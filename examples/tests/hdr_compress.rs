@@ -1,0 +1,210 @@
+//! The `hdr-compress` binary end to end: the demo scene, real files, and
+//! every kind of bad input (clear one-line error, non-zero exit, no output
+//! file left behind).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hdr-compress"))
+}
+
+fn run(args: &[&str], dir: &Path) -> Output {
+    bin()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("spawn hdr-compress")
+}
+
+/// A colour PFM (`PF`, little-endian, rows bottom to top).
+fn write_pfm(path: &Path, w: usize, h: usize, pixel: impl Fn(usize, usize) -> [f32; 3]) {
+    let mut bytes = format!("PF\n{w} {h}\n-1.0\n").into_bytes();
+    for y in (0..h).rev() {
+        for x in 0..w {
+            for c in pixel(x, y) {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+    }
+    std::fs::write(path, bytes).expect("write pfm");
+}
+
+fn scene(x: usize, y: usize) -> [f32; 3] {
+    let v = 0.01 + ((x * 13 + y * 7) % 50) as f32 * 20.0 + if x > 20 && y < 8 { 5e4 } else { 0.0 };
+    [v, 0.8 * v, 0.6 * v]
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let img = image::open(path).expect("read output");
+    (img.width(), img.height())
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Fails with one line on stderr, a non-zero exit and no new file.
+fn refused(args: &[&str], dir: &Path, expect: &str) {
+    let before = files_in(dir);
+    let out = run(args, dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(expect), "{args:?}: `{err}` lacks `{expect}`");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(files_in(dir), before, "{args:?} left a file");
+}
+
+#[test]
+fn the_demo_scene_runs_and_reports_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(&["--json"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for key in [
+        "input", "width", "height", "backend", "ms_total", "cycles", "residual",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}: {json}");
+    }
+    assert!(json["ms"]["solve"].as_f64().is_some() && json["ms"]["tonemap"].as_f64().is_some());
+    assert!(json["residual"].as_f64().expect("residual") <= 1e-4);
+    assert_eq!(
+        png_size(&dir.path().join("hdr-compress-demo.png")),
+        (768, 512)
+    );
+}
+
+#[test]
+fn files_of_each_output_format_keep_the_input_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.pfm");
+    write_pfm(&input, 41, 23, scene);
+    for (name, extra) in [
+        ("a.png", vec![]),
+        ("b.png", vec!["--bits", "16"]),
+        ("c.jpg", vec!["--quality", "80"]),
+        ("d.exr", vec![]),
+    ] {
+        let mut args = vec!["in.pfm", "-o", name];
+        args.extend(extra);
+        let out = run(&args, dir.path());
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(png_size(&dir.path().join(name)), (41, 23), "{name}");
+    }
+}
+
+#[test]
+fn tiny_images_work() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (w, h) in [(1, 1), (2, 3)] {
+        let input = dir.path().join(format!("t{w}x{h}.pfm"));
+        write_pfm(&input, w, h, scene);
+        let out = run(&[input.to_str().expect("utf8"), "-o", "t.png"], dir.path());
+        assert!(
+            out.status.success(),
+            "{w}x{h}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(png_size(&dir.path().join("t.png")), (w as u32, h as u32));
+    }
+}
+
+#[test]
+fn invalid_pixels_are_repaired_with_one_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("nan.pfm");
+    write_pfm(&input, 30, 20, |x, y| match (x, y) {
+        (3, 4) => [f32::NAN, 1.0, 1.0],
+        (10, 10) => [f32::INFINITY; 3],
+        (20, 5) => [-5.0, 2.0, 2.0],
+        _ => scene(x, y),
+    });
+    let out = run(&["nan.pfm", "-o", "out.png"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("warning") && err.contains("repaired 3 pixels"),
+        "{err}"
+    );
+    let img = image::open(dir.path().join("out.png"))
+        .expect("out")
+        .to_rgb8();
+    // No artefact spreads: the repaired pixels look like their neighbours.
+    let (p, q) = (img.get_pixel(3, 4), img.get_pixel(4, 4));
+    assert!(
+        p.0.iter().zip(q.0).all(|(a, b)| a.abs_diff(b) < 60),
+        "{p:?} vs {q:?}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    write_pfm(&d.join("good.pfm"), 16, 16, scene);
+    std::fs::write(d.join("empty.hdr"), b"").expect("write");
+    std::fs::write(
+        d.join("random.hdr"),
+        (0..4096u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("random.exr"),
+        (0..4096u32)
+            .map(|i| (i.wrapping_mul(2246822519) >> 11) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("huge.hdr"),
+        b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2000000000 +X 2000000000\n",
+    )
+    .expect("write");
+    let mut truncated = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 64 +X 64\n".to_vec();
+    truncated.extend_from_slice(&[128; 300]);
+    std::fs::write(d.join("truncated.hdr"), truncated).expect("write");
+    write_pfm(&d.join("black.pfm"), 8, 8, |_, _| [0.0; 3]);
+    std::fs::write(d.join("notes.txt"), b"not an image").expect("write");
+
+    refused(&["missing.hdr"], d, "missing.hdr");
+    refused(&["empty.hdr", "-o", "o.png"], d, "empty");
+    refused(&["random.hdr", "-o", "o.png"], d, "random.hdr");
+    refused(&["random.exr", "-o", "o.png"], d, "random.exr");
+    refused(&["huge.hdr", "-o", "o.png"], d, "huge.hdr");
+    refused(&["truncated.hdr", "-o", "o.png"], d, "truncated.hdr");
+    refused(&["black.pfm", "-o", "o.png"], d, "no dynamic range");
+    refused(&["notes.txt", "-o", "o.png"], d, "notes.txt");
+    refused(&["good.pfm", "-o", "o.bmp"], d, "o.bmp");
+    refused(&["good.pfm", "-o", "no/such/dir/o.png"], d, "o.png");
+    refused(&["good.pfm", "-o", "o.png", "--beta", "0"], d, "--beta");
+    refused(
+        &[
+            "good.pfm",
+            "-o",
+            "o.png",
+            "--white-point",
+            "99",
+            "--black-point",
+            "5",
+        ],
+        d,
+        "percentages",
+    );
+}
