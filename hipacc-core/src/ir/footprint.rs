@@ -5,10 +5,18 @@
 //! domain's enabled rows and columns), immutable `let` variables holding such
 //! intervals, `+`, `-`, unary `-`, `*`, division by a positive constant,
 //! `as i32`, and `if` (the union of both branches). Anything else (offsets
-//! from parameters, from `x()`/`y()`, from pixel values, from variables that
-//! are assigned, or any intermediate outside the `i32` range, where the
-//! arithmetic would wrap) is unknown, and the accessor's footprint is
-//! `None`. Reads inside a loop that never runs are ignored.
+//! from parameters, from pixel values, from variables that are assigned, or
+//! any intermediate outside the `i32` range, where the arithmetic would
+//! wrap) is unknown, and the accessor's footprint is `None`. Reads inside a
+//! loop that never runs are ignored.
+//!
+//! Offsets computed from the coordinates (how a kernel reads an image of
+//! another size: `x() + i` reads position `2x + i`, `x() / 2 - x()`
+//! position `x / 2`) are tracked as affine functions `c · x() + [lo, hi]`
+//! ([`affine_footprints`]): `x()`/`y()` have coefficient 1, sums add, a
+//! product with a constant scales, and division by a positive constant
+//! divides with one unit of slack either side for the truncation.
+//! [`footprints`] is the special case without coordinate terms.
 
 use super::{BinaryOp, UnaryOp};
 use super::{Block, Expr, ExprKind, Kernel, Literal, Stmt, VarId, Window};
@@ -64,8 +72,91 @@ impl Footprint {
 }
 
 /// The footprint of each accessor of `k`, in slot order; `None` where an
-/// offset is not bounded by the analysis.
+/// offset is not bounded by the analysis (or depends on the coordinates).
 pub fn footprints(k: &Kernel) -> Vec<Option<Footprint>> {
+    affine_footprints(k)
+        .into_iter()
+        .map(|a| a.and_then(AffineFootprint::constant))
+        .collect()
+}
+
+/// One axis of an [`AffineFootprint`]: the offsets along it are
+/// `coef · c + [lo, hi]` for the output coordinate `c` (`x()` or `y()`).
+/// Coefficients and bounds are dyadic rationals (exact in `f64`) unless a
+/// division by a constant other than a power of two is involved; the
+/// bounds then include the rounding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AffineAxis {
+    /// Coefficient of the output coordinate.
+    pub coef: f64,
+    /// Smallest constant part.
+    pub lo: f64,
+    /// Largest constant part.
+    pub hi: f64,
+}
+
+/// The offsets an accessor is read at, as affine functions of the output
+/// pixel: the x offset depends on `x()` only, the y offset on `y()` only.
+///
+/// ```
+/// use hipacc_core::ir::footprint::{AffineAxis, AffineFootprint};
+/// // Reads at x() + 0 ..= x() + 1: position 2x ..= 2x + 1 (a 2:1 reduction).
+/// let a = AffineFootprint {
+///     x: AffineAxis { coef: 1.0, lo: 0.0, hi: 1.0 },
+///     y: AffineAxis { coef: 0.0, lo: -1.0, hi: 1.0 },
+/// };
+/// assert_eq!(a.constant(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AffineFootprint {
+    /// Horizontal offsets.
+    pub x: AffineAxis,
+    /// Vertical offsets.
+    pub y: AffineAxis,
+}
+
+impl AffineFootprint {
+    /// The footprint when no offset depends on the coordinates.
+    pub fn constant(self) -> Option<Footprint> {
+        if self.x.coef != 0.0 || self.y.coef != 0.0 {
+            return None;
+        }
+        let int = |v: f64| {
+            (v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX))
+                .then_some(v as i32)
+        };
+        Some(Footprint {
+            min_dx: int(self.x.lo)?,
+            max_dx: int(self.x.hi)?,
+            min_dy: int(self.y.lo)?,
+            max_dy: int(self.y.hi)?,
+        })
+    }
+
+    /// The smallest affine footprint holding both, if they have the same
+    /// coefficients.
+    fn union(self, other: AffineFootprint) -> Option<AffineFootprint> {
+        Some(AffineFootprint {
+            x: self.x.union(other.x)?,
+            y: self.y.union(other.y)?,
+        })
+    }
+}
+
+impl AffineAxis {
+    fn union(self, o: AffineAxis) -> Option<AffineAxis> {
+        (self.coef == o.coef).then_some(AffineAxis {
+            coef: self.coef,
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+        })
+    }
+}
+
+/// The affine footprint of each accessor of `k`, in slot order; `None`
+/// where an offset is not affine in the coordinates (see the module docs).
+/// An accessor that is never read has the zero footprint.
+pub fn affine_footprints(k: &Kernel) -> Vec<Option<AffineFootprint>> {
     let mut assigned = HashSet::new();
     collect_assigned(&k.body, &mut assigned);
     let mut a = Analysis {
@@ -75,23 +166,59 @@ pub fn footprints(k: &Kernel) -> Vec<Option<Footprint>> {
         found: vec![Found::Unread; k.accessors.len()],
     };
     a.block(&k.body);
+    let zero = AffineAxis {
+        coef: 0.0,
+        lo: 0.0,
+        hi: 0.0,
+    };
     a.found
         .into_iter()
         .map(|f| match f {
-            Found::Unread => Some(Footprint::ZERO),
+            Found::Unread => Some(AffineFootprint { x: zero, y: zero }),
             Found::Bounded(f) => Some(f),
             Found::Unbounded => None,
         })
         .collect()
 }
 
-/// An inclusive interval of `i64`.
-type Interval = (i64, i64);
+/// The abstract value of an `i32` expression: `cx · x() + cy · y() + [lo, hi]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Affine {
+    cx: f64,
+    cy: f64,
+    lo: f64,
+    hi: f64,
+}
+
+impl Affine {
+    fn interval(lo: f64, hi: f64) -> Affine {
+        Affine {
+            cx: 0.0,
+            cy: 0.0,
+            lo,
+            hi,
+        }
+    }
+
+    fn is_interval(&self) -> bool {
+        self.cx == 0.0 && self.cy == 0.0
+    }
+
+    fn scale(self, c: f64) -> Affine {
+        let (a, b) = (self.lo * c, self.hi * c);
+        Affine {
+            cx: self.cx * c,
+            cy: self.cy * c,
+            lo: a.min(b),
+            hi: a.max(b),
+        }
+    }
+}
 
 #[derive(Clone, Copy)]
 enum Found {
     Unread,
-    Bounded(Footprint),
+    Bounded(AffineFootprint),
     Unbounded,
 }
 
@@ -99,8 +226,8 @@ struct Analysis<'a> {
     kernel: &'a Kernel,
     /// Variables that are the target of an assignment somewhere.
     assigned: HashSet<VarId>,
-    /// Known interval of each variable.
-    env: Vec<Option<Interval>>,
+    /// Known value of each variable.
+    env: Vec<Option<Affine>>,
     found: Vec<Found>,
 }
 
@@ -176,7 +303,7 @@ impl Analysis<'_> {
                 self.env[var.0 as usize] = if self.assigned.contains(var) {
                     None
                 } else {
-                    self.interval(value)
+                    self.value(value)
                 };
             }
             Stmt::Assign { value, .. } | Stmt::Expr(value) => self.expr(value),
@@ -192,7 +319,8 @@ impl Analysis<'_> {
                 body,
             } => {
                 if start < end {
-                    self.env[var.0 as usize] = Some((*start as i64, *end as i64 - 1));
+                    self.env[var.0 as usize] =
+                        Some(Affine::interval(f64::from(*start), f64::from(*end) - 1.0));
                     self.block(body);
                 }
             }
@@ -212,11 +340,13 @@ impl Analysis<'_> {
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Read { acc, dx, dy } => {
-                let (ix, iy) = (self.interval(dx), self.interval(dy));
+                let (ix, iy) = (self.value(dx), self.value(dy));
                 self.found[*acc] = match (self.found[*acc], ix.zip(iy).and_then(to_footprint)) {
                     (Found::Unbounded, _) | (_, None) => Found::Unbounded,
                     (Found::Unread, Some(f)) => Found::Bounded(f),
-                    (Found::Bounded(g), Some(f)) => Found::Bounded(g.union(f)),
+                    (Found::Bounded(g), Some(f)) => {
+                        g.union(f).map_or(Found::Unbounded, Found::Bounded)
+                    }
                 };
             }
             ExprKind::If { then, els, .. } => {
@@ -257,56 +387,109 @@ impl Analysis<'_> {
                 })
             }
         };
-        self.env[dx.0 as usize] = ix;
-        self.env[dy.0 as usize] = iy;
+        let interval = |i: Option<(i64, i64)>| i.map(|(a, b)| Affine::interval(a as f64, b as f64));
+        self.env[dx.0 as usize] = interval(ix);
+        self.env[dy.0 as usize] = interval(iy);
     }
 
-    /// The interval of an `i32` expression's values, when bounded.
-    fn interval(&self, e: &Expr) -> Option<Interval> {
+    /// The value of an `i32` expression, when bounded and affine.
+    fn value(&self, e: &Expr) -> Option<Affine> {
         match &e.kind {
-            ExprKind::Const(Literal::Int(v)) => Some((*v, *v)),
+            ExprKind::Const(Literal::Int(v)) => Some(Affine::interval(*v as f64, *v as f64)),
             ExprKind::Var(v) => self.env[v.0 as usize],
+            ExprKind::X => Some(Affine {
+                cx: 1.0,
+                ..Affine::interval(0.0, 0.0)
+            }),
+            ExprKind::Y => Some(Affine {
+                cy: 1.0,
+                ..Affine::interval(0.0, 0.0)
+            }),
             ExprKind::Unary {
                 op: UnaryOp::Neg,
                 arg,
-            } => self.interval(arg).map(|(a, b)| (-b, -a)),
+            } => self.value(arg).map(|a| a.scale(-1.0)),
             ExprKind::Binary { op, lhs, rhs } => {
-                let (a, b) = (self.interval(lhs)?, self.interval(rhs)?);
+                let (a, b) = (self.value(lhs)?, self.value(rhs)?);
                 match op {
-                    BinaryOp::Add => Some((a.0 + b.0, a.1 + b.1)),
-                    BinaryOp::Sub => Some((a.0 - b.1, a.1 - b.0)),
-                    BinaryOp::Mul => {
-                        let p = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
-                        Some((*p.iter().min()?, *p.iter().max()?))
+                    BinaryOp::Add => Some(Affine {
+                        cx: a.cx + b.cx,
+                        cy: a.cy + b.cy,
+                        lo: a.lo + b.lo,
+                        hi: a.hi + b.hi,
+                    }),
+                    BinaryOp::Sub => Some(Affine {
+                        cx: a.cx - b.cx,
+                        cy: a.cy - b.cy,
+                        lo: a.lo - b.hi,
+                        hi: a.hi - b.lo,
+                    }),
+                    BinaryOp::Mul if a.is_interval() && b.is_interval() => {
+                        let p = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi];
+                        Some(Affine::interval(
+                            p.iter().copied().fold(f64::MAX, f64::min),
+                            p.iter().copied().fold(f64::MIN, f64::max),
+                        ))
                     }
-                    BinaryOp::Div if b.0 == b.1 && b.0 > 0 => Some((a.0 / b.0, a.1 / b.0)),
+                    BinaryOp::Mul if b.is_interval() && b.lo == b.hi => Some(a.scale(b.lo)),
+                    BinaryOp::Mul if a.is_interval() && a.lo == a.hi => Some(b.scale(a.lo)),
+                    BinaryOp::Div if b.is_interval() && b.lo == b.hi && b.lo > 0.0 => {
+                        let d = b.lo;
+                        if a.is_interval() {
+                            // Truncating division is monotonic: exact bounds.
+                            Some(Affine::interval((a.lo / d).trunc(), (a.hi / d).trunc()))
+                        } else {
+                            // trunc(q) lies in (q - 1, q + 1).
+                            let q = a.scale(1.0 / d);
+                            Some(Affine {
+                                lo: q.lo - 1.0,
+                                hi: q.hi + 1.0,
+                                ..q
+                            })
+                        }
+                    }
                     _ => None,
                 }
             }
-            ExprKind::Cast(arg) if arg.ty == e.ty => self.interval(arg),
+            ExprKind::Cast(arg) if arg.ty == e.ty => self.value(arg),
             ExprKind::If { then, els, .. } if then.stmts.is_empty() && els.stmts.is_empty() => {
                 let (t, f) = (then.result.as_ref()?, els.result.as_ref()?);
-                let (t, f) = (self.interval(t)?, self.interval(f)?);
-                Some((t.0.min(f.0), t.1.max(f.1)))
+                let (t, f) = (self.value(t)?, self.value(f)?);
+                (t.cx == f.cx && t.cy == f.cy).then_some(Affine {
+                    lo: t.lo.min(f.lo),
+                    hi: t.hi.max(f.hi),
+                    ..t
+                })
             }
             _ => None,
         }
-        .filter(|&(a, b)| a >= i32::MIN as i64 && b <= i32::MAX as i64)
+        .filter(|a| a.lo >= f64::from(i32::MIN) && a.hi <= f64::from(i32::MAX))
     }
 }
 
-fn hull(acc: Option<Interval>, i: Interval) -> Option<Interval> {
+fn hull(acc: Option<(i64, i64)>, i: (i64, i64)) -> Option<(i64, i64)> {
     Some(match acc {
         None => i,
         Some((a, b)) => (a.min(i.0), b.max(i.1)),
     })
 }
 
-fn to_footprint((x, y): (Interval, Interval)) -> Option<Footprint> {
-    Some(Footprint {
-        min_dx: i32::try_from(x.0).ok()?,
-        max_dx: i32::try_from(x.1).ok()?,
-        min_dy: i32::try_from(y.0).ok()?,
-        max_dy: i32::try_from(y.1).ok()?,
+/// The footprint of a read at offsets `(x, y)`: the x offset may depend on
+/// `x()` only and the y offset on `y()` only.
+fn to_footprint((x, y): (Affine, Affine)) -> Option<AffineFootprint> {
+    if x.cy != 0.0 || y.cx != 0.0 {
+        return None;
+    }
+    Some(AffineFootprint {
+        x: AffineAxis {
+            coef: x.cx,
+            lo: x.lo,
+            hi: x.hi,
+        },
+        y: AffineAxis {
+            coef: y.cy,
+            lo: y.lo,
+            hi: y.hi,
+        },
     })
 }

@@ -3,34 +3,57 @@
 //!
 //! The output pixel `(x, y)` of a space with origin `(sx, sy)` reads accessor
 //! position `(x - sx + dx, y - sy + dy)` for each offset `(dx, dy)` of the
-//! accessor's footprint. With the footprint's inclusive offset range
-//! `min_dx..=max_dx`, all reads of column `x` are inside a region of width `w`
-//! exactly when `0 <= x - sx + min_dx` and `x - sx + max_dx < w`; rows alike.
-//! Intersecting those ranges over all accessors and with the space gives the
-//! interior, where the CPU backend runs the body without boundary checks.
-//! An accessor whose footprint is unbounded (computed offsets, interpolation)
-//! leaves no interior at all.
+//! accessor's footprint. Offsets are affine in the coordinates
+//! ([`hipacc_core::ir::footprint::affine_footprints`]): `dx = c · x + [lo,
+//! hi]`, so with `p = x - sx` the position is `(1 + c) p + c · sx + [lo,
+//! hi]`, and the columns whose reads all stay inside a region of width `w`
+//! form one range, found by solving two linear inequalities; rows alike.
+//! Constant offsets are `c = 0`. Intersecting those ranges over all
+//! accessors and with the space gives the interior, where the CPU backend
+//! runs the body without boundary checks. An accessor whose footprint is
+//! unbounded (other computed offsets, interpolation) leaves no interior.
 
 use hipacc_core::Rect;
 use std::ops::Range;
 
-/// The offsets one accessor is read at, each range inclusive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The offsets along one axis: `coef · c + [lo, hi]` for output coordinate `c`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AxisReach {
+    /// Coefficient of the absolute output coordinate.
+    pub(crate) coef: f64,
+    /// Smallest constant part.
+    pub(crate) lo: f64,
+    /// Largest constant part.
+    pub(crate) hi: f64,
+}
+
+/// The offsets one accessor is read at.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Reach {
-    /// Smallest horizontal offset.
-    pub(crate) min_dx: i32,
-    /// Largest horizontal offset.
-    pub(crate) max_dx: i32,
-    /// Smallest vertical offset.
-    pub(crate) min_dy: i32,
-    /// Largest vertical offset.
-    pub(crate) max_dy: i32,
+    /// Horizontal.
+    pub(crate) x: AxisReach,
+    /// Vertical.
+    pub(crate) y: AxisReach,
 }
 
 impl Reach {
+    /// Constant offsets `min_dx..=max_dx`, `min_dy..=max_dy`.
+    #[cfg(test)]
+    fn constant(min_dx: i32, max_dx: i32, min_dy: i32, max_dy: i32) -> Reach {
+        let axis = |lo: i32, hi: i32| AxisReach {
+            coef: 0.0,
+            lo: f64::from(lo),
+            hi: f64::from(hi),
+        };
+        Reach {
+            x: axis(min_dx, max_dx),
+            y: axis(min_dy, max_dy),
+        }
+    }
+
     /// True when the ranges hold no offset (the accessor is never read).
     fn reads_nothing(&self) -> bool {
-        self.min_dx > self.max_dx || self.min_dy > self.max_dy
+        self.x.lo > self.x.hi || self.y.lo > self.y.hi
     }
 }
 
@@ -68,8 +91,8 @@ pub(crate) fn interior(
         if reach.reads_nothing() {
             continue;
         }
-        cols = intersect(cols, axis(region.width, reach.min_dx, reach.max_dx));
-        rows = intersect(rows, axis(region.height, reach.min_dy, reach.max_dy));
+        cols = intersect(cols, axis(region.width, space.x, reach.x));
+        rows = intersect(rows, axis(region.height, space.y, reach.y));
     }
     if cols.is_empty() || rows.is_empty() {
         cols = 0..0;
@@ -81,16 +104,29 @@ pub(crate) fn interior(
     }
 }
 
-/// The space-relative positions `p` with `0 <= p + min` and `p + max < len`.
-fn axis(len: usize, min: i32, max: i32) -> Range<usize> {
-    let start = (-i64::from(min)).max(0);
-    let end = len as i64 - i64::from(max);
-    if end <= start {
+/// The space-relative positions `p >= 0` whose reads `a p + b + [lo, hi]`
+/// (`a = 1 + coef`, `b = coef · origin`) all lie in `0..len`.
+fn axis(len: usize, origin: usize, r: AxisReach) -> Range<usize> {
+    let a = 1.0 + r.coef;
+    let (blo, bhi) = (r.coef * origin as f64 + r.lo, r.coef * origin as f64 + r.hi);
+    let top = len as f64 - 1.0;
+    let (start, end) = if a > 0.0 {
+        // a p + blo >= 0 and a p + bhi <= top.
+        ((-blo / a).ceil(), ((top - bhi) / a).floor() + 1.0)
+    } else if a < 0.0 {
+        (((bhi - top) / -a).ceil(), (blo / -a).floor() + 1.0)
+    } else if blo >= 0.0 && bhi <= top {
+        (0.0, f64::MAX)
+    } else {
+        (0.0, 0.0)
+    };
+    let start = start.max(0.0);
+    if !(end > start) {
         return 0..0;
     }
-    start as usize..end as usize
+    let clip = |v: f64| v.min(usize::MAX as f64 / 2.0) as usize;
+    clip(start)..clip(end)
 }
-
 fn intersect(a: Range<usize>, b: Range<usize>) -> Range<usize> {
     let start = a.start.max(b.start);
     let end = a.end.min(b.end);
@@ -106,12 +142,7 @@ mod tests {
     use super::*;
 
     fn reach(min_dx: i32, max_dx: i32, min_dy: i32, max_dy: i32) -> Option<Reach> {
-        Some(Reach {
-            min_dx,
-            max_dx,
-            min_dy,
-            max_dy,
-        })
+        Some(Reach::constant(min_dx, max_dx, min_dy, max_dy))
     }
 
     /// The interior by brute force: every pixel whose reads are all inside.
@@ -123,13 +154,14 @@ mod tests {
                     None => false,
                     Some(r) if r.reads_nothing() => true,
                     Some(r) => {
-                        (r.min_dx..=r.max_dx).all(|dx| {
-                            let c = x as i64 - space.x as i64 + dx as i64;
-                            (0..region.width as i64).contains(&c)
-                        }) && (r.min_dy..=r.max_dy).all(|dy| {
-                            let c = y as i64 - space.y as i64 + dy as i64;
-                            (0..region.height as i64).contains(&c)
-                        })
+                        // Every offset in the real range coef·c + [lo, hi]
+                        // must read inside.
+                        let reads = |a: AxisReach, c: usize, origin: usize, len: usize| {
+                            let p = c as f64 - origin as f64 + a.coef * c as f64;
+                            p + a.lo >= 0.0 && p + a.hi <= len as f64 - 1.0
+                        };
+                        reads(r.x, x, space.x, region.width)
+                            && reads(r.y, y, space.y, region.height)
                     }
                 });
                 if ok {
@@ -251,5 +283,44 @@ mod tests {
                 rows: 2..6
             }
         );
+    }
+
+    #[test]
+    fn affine_reaches_match_brute_force() {
+        let affine = |coef: f64, lo: i32, hi: i32| AxisReach {
+            coef,
+            lo: f64::from(lo),
+            hi: f64::from(hi),
+        };
+        // Reads at 2x + 0..=1 (restriction), x/2 ± 1 as -x/2 + [-2, 1]
+        // (prolongation), and a mirror 7 - 2x.
+        let cases = [
+            (affine(1.0, 0, 1), affine(1.0, -1, 2)),
+            (affine(-0.5, -2, 1), affine(0.0, -1, 1)),
+            (affine(-3.0, 7, 7), affine(-0.5, -1, 0)),
+            (affine(-1.0, 2, 3), affine(1.0, 0, 0)),
+        ];
+        let spaces = [
+            Rect::new(0, 0, 9, 7),
+            Rect::new(2, 1, 12, 10),
+            Rect::new(0, 0, 40, 3),
+        ];
+        let regions = [
+            Rect::new(0, 0, 18, 14),
+            Rect::new(0, 0, 5, 4),
+            Rect::new(0, 0, 41, 9),
+        ];
+        for (x, y) in cases {
+            for space in spaces {
+                for region in regions {
+                    let acc = [(region, Some(Reach { x, y }))];
+                    assert_eq!(
+                        pixels(&interior(space, acc)),
+                        brute(space, &acc),
+                        "{space:?} {acc:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -8,9 +8,9 @@
 //! key. A cache hit also means the bindings were validated by an earlier
 //! lowering with the same slots.
 
-use super::interior::Reach;
+use super::interior::{AxisReach, Reach};
 use crate::Result;
-use hipacc_core::ir::footprint::{footprints, Footprint};
+use hipacc_core::ir::footprint::{affine_footprints, AffineAxis, AffineFootprint};
 use hipacc_core::ir::{AccessorSlot, DomainSlot, MaskSlot, ParamSlot};
 use hipacc_core::{Bindings, Interpolation, Kernel};
 use std::collections::HashMap;
@@ -59,7 +59,7 @@ pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reac
         return Ok(Arc::clone(hit));
     }
     let ir = kernel.ir()?;
-    let reaches: Reaches = footprints(&ir)
+    let reaches: Reaches = affine_footprints(&ir)
         .into_iter()
         .zip(&ir.accessors)
         .map(|(f, slot)| match slot.interpolation {
@@ -77,11 +77,14 @@ pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reac
     Ok(reaches)
 }
 
-fn reach_of(f: Footprint) -> Reach {
+fn reach_of(f: AffineFootprint) -> Reach {
+    let axis = |a: AffineAxis| AxisReach {
+        coef: a.coef,
+        lo: a.lo,
+        hi: a.hi,
+    };
     Reach {
-        min_dx: f.min_dx,
-        max_dx: f.max_dx,
-        min_dy: f.min_dy,
-        max_dy: f.max_dy,
+        x: axis(f.x),
+        y: axis(f.y),
     }
 }
