@@ -77,7 +77,7 @@ fn the_demo_scene_runs_and_reports_json() {
         assert!(json.get(key).is_some(), "missing {key}: {json}");
     }
     assert!(json["ms"]["solve"].as_f64().is_some() && json["ms"]["tonemap"].as_f64().is_some());
-    assert!(json["residual"].as_f64().expect("residual") <= 1e-4);
+    assert!(json["residual"].as_f64().expect("residual") <= 1e-3);
     assert_eq!(
         png_size(&dir.path().join("hdr-compress-demo.png")),
         (768, 512)

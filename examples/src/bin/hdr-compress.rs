@@ -80,8 +80,8 @@ struct Args {
     /// Multigrid cycle: v, w or f.
     #[arg(long, default_value = "v")]
     cycle: CycleKind,
-    /// Relative residual the Poisson solve stops at.
-    #[arg(long, default_value_t = 1e-4)]
+    /// Relative residual the Poisson solve stops at (after full multigrid).
+    #[arg(long, default_value_t = 1e-3)]
     tol: f64,
     /// cpu, opencl, cuda or auto.
     #[arg(long, default_value = "cpu", value_name = "B")]

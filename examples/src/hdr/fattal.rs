@@ -77,7 +77,7 @@ impl Default for Params {
             white_point: 0.5,
             gamma: 0.8,
             cycle: CycleKind::V,
-            tol: 1e-4,
+            tol: 1e-3,
             max_cycles: 30,
         }
     }
@@ -269,8 +269,6 @@ fn pipeline(
                 noise: params.noise,
                 beta: params.beta,
                 apply: i32::from(k >= params.detail_level),
-                w: fi.size(k)?.0 as i32,
-                h: fi.size(k)?.1 as i32,
             },
             &fi.level(k)?,
         )?;
@@ -299,7 +297,7 @@ fn pipeline(
     lap("normalise")?;
 
     let out = Image::<Rgba<f32>>::new(w, h)?;
-    let (clamp, srgb, inv_display_gamma) = match encoding {
+    let (encode, srgb, inv_display_gamma) = match encoding {
         Encoding::Gamma(g) => (1, 0, 1.0 / g),
         Encoding::Srgb => (1, 1, 1.0),
         Encoding::Linear => (0, 0, 1.0),
@@ -314,7 +312,7 @@ fn pipeline(
             inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
             saturation: params.saturation,
             inv_display_gamma,
-            clamp,
+            encode,
             srgb,
         },
         &out,
@@ -516,8 +514,6 @@ mod tests {
                     noise,
                     beta,
                     apply: 1,
-                    w: w as i32,
-                    h: h as i32,
                 }
                 .execute(&dev, &IterationSpace::full(o))
             },
@@ -605,7 +601,7 @@ mod tests {
             inv_range: 1.0 / (hi - lo),
             saturation: s,
             inv_display_gamma: 1.0 / 2.2,
-            clamp: 1,
+            encode: 1,
             srgb: 0,
         }
         .execute(&dev, &IterationSpace::full(&out))

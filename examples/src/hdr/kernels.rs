@@ -106,7 +106,10 @@ impl Attenuation {
 
 /// The combined attenuation one level finer: the coarser `Φ` upsampled
 /// (nearest) and blurred with `[1 2 1]/4`, times this level's `φ` when
-/// `apply` is 1 (levels finer than the detail level are left alone).
+/// `apply` is 1 (levels finer than the detail level are left alone). The
+/// blur reads the upsampled image with clamping; with the coarse image
+/// read through `Clamp` that is `coarse((x + i) / 2)` (`-1 / 2` truncates
+/// to 0, `w / 2` is clamped to the last coarse pixel).
 #[derive(Kernel)]
 #[kernel(output = f32)]
 pub(crate) struct PropagateAttenuation {
@@ -116,8 +119,6 @@ pub(crate) struct PropagateAttenuation {
     pub(crate) noise: f32,
     pub(crate) beta: f32,
     pub(crate) apply: i32,
-    pub(crate) w: i32,
-    pub(crate) h: i32,
 }
 
 #[kernel_body]
@@ -125,12 +126,10 @@ impl PropagateAttenuation {
     fn kernel(&self) -> f32 {
         let mut s = 0.0f32;
         for j in -1..2 {
-            let fy = (y() + j).max(0).min(self.h - 1);
             let wy = if j == 0 { 2.0f32 } else { 1.0f32 };
             for i in -1..2 {
-                let fx = (x() + i).max(0).min(self.w - 1);
                 let wx = if i == 0 { 2.0f32 } else { 1.0f32 };
-                s += wx * wy * self.coarse.at(fx / 2 - x(), fy / 2 - y());
+                s += wx * wy * self.coarse.at((x() + i) / 2 - x(), (y() + j) / 2 - y());
             }
         }
         let up = s * 0.0625;
@@ -167,9 +166,11 @@ impl NegDivergence {
 }
 
 /// The output colour: `L = max(0, (exp(γ U) - lo) / (hi - lo))`, colour
-/// restored as `(C / Y)^s · L` (0 where `Y` is 0), then clamped to `[0, 1]`
-/// and raised to `1 / display_gamma` (1 for linear output); with `srgb` 1
-/// the sRGB curve instead.
+/// restored as `(C / Y)^s · L` (0 where `Y` is 0). Display encoding
+/// (`encode` 1) clamps to `[0, 1]` and applies `1 / display_gamma` as
+/// `(C / Y)^(s / g) · L^(1 / g)` (one power per channel plus one for `L`);
+/// with `srgb` 1 the sRGB curve instead. Linear output (`encode` 0) is
+/// neither clamped nor encoded.
 #[derive(Kernel)]
 #[kernel(output = Rgba<f32>)]
 pub(crate) struct Colour {
@@ -182,7 +183,7 @@ pub(crate) struct Colour {
     pub(crate) inv_range: f32,
     pub(crate) saturation: f32,
     pub(crate) inv_display_gamma: f32,
-    pub(crate) clamp: i32,
+    pub(crate) encode: i32,
     pub(crate) srgb: i32,
 }
 
@@ -196,40 +197,49 @@ impl Colour {
         }
         let yin = self.y();
         let p = self.rgb();
-        let mut r = 0.0f32;
-        let mut g = 0.0f32;
-        let mut b = 0.0f32;
+        let mut out = Rgba::new(0.0f32, 0.0f32, 0.0f32, 1.0f32);
         if yin > 0.0 {
-            r = (p.r / yin).powf(self.saturation) * l;
-            g = (p.g / yin).powf(self.saturation) * l;
-            b = (p.b / yin).powf(self.saturation) * l;
-        }
-        if self.clamp == 1 {
-            r = r.max(0.0).min(1.0);
-            g = g.max(0.0).min(1.0);
-            b = b.max(0.0).min(1.0);
-            if self.srgb == 1 {
-                r = if r <= 0.0031308 {
-                    12.92 * r
-                } else {
-                    1.055 * r.powf(0.41666667) - 0.055
-                };
-                g = if g <= 0.0031308 {
-                    12.92 * g
-                } else {
-                    1.055 * g.powf(0.41666667) - 0.055
-                };
-                b = if b <= 0.0031308 {
-                    12.92 * b
-                } else {
-                    1.055 * b.powf(0.41666667) - 0.055
-                };
+            let inv_y = 1.0 / yin;
+            if self.encode == 0 {
+                out = Rgba::new(
+                    (p.r * inv_y).powf(self.saturation) * l,
+                    (p.g * inv_y).powf(self.saturation) * l,
+                    (p.b * inv_y).powf(self.saturation) * l,
+                    1.0f32,
+                );
+            } else if self.srgb == 1 {
+                let r = ((p.r * inv_y).powf(self.saturation) * l).min(1.0);
+                let g = ((p.g * inv_y).powf(self.saturation) * l).min(1.0);
+                let b = ((p.b * inv_y).powf(self.saturation) * l).min(1.0);
+                out = Rgba::new(
+                    if r <= 0.0031308 {
+                        12.92 * r
+                    } else {
+                        1.055 * r.powf(0.41666667) - 0.055
+                    },
+                    if g <= 0.0031308 {
+                        12.92 * g
+                    } else {
+                        1.055 * g.powf(0.41666667) - 0.055
+                    },
+                    if b <= 0.0031308 {
+                        12.92 * b
+                    } else {
+                        1.055 * b.powf(0.41666667) - 0.055
+                    },
+                    1.0f32,
+                );
             } else {
-                r = r.powf(self.inv_display_gamma);
-                g = g.powf(self.inv_display_gamma);
-                b = b.powf(self.inv_display_gamma);
+                let e = self.saturation * self.inv_display_gamma;
+                let le = l.powf(self.inv_display_gamma);
+                out = Rgba::new(
+                    ((p.r * inv_y).powf(e) * le).min(1.0),
+                    ((p.g * inv_y).powf(e) * le).min(1.0),
+                    ((p.b * inv_y).powf(e) * le).min(1.0),
+                    1.0f32,
+                );
             }
         }
-        Rgba::new(r, g, b, 1.0)
+        out
     }
 }
