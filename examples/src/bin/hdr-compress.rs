@@ -18,7 +18,8 @@
 //! are repaired with a one-line warning. `--json` prints one object with
 //! `input`, `output`, `width`, `height`, `backend`, `levels`, `cycles`,
 //! `residual`, `ms_total` and per-stage `ms` (`read`, `repair`, the
-//! tone-mapping stages, `tonemap` their sum, `write`).
+//! tone-mapping stages, `tonemap` their sum, `write`). `--before FILE`
+//! also writes the input linearly scaled, for before/after comparisons.
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -92,6 +93,11 @@ struct Args {
     /// Write the generated OpenCL and CUDA sources of every kernel to DIR.
     #[arg(long, value_name = "DIR")]
     emit: Option<PathBuf>,
+    /// Also write the input linearly scaled (its 99th luminance percentile
+    /// to white, display-encoded like the output) to FILE: the "before"
+    /// of a before/after pair.
+    #[arg(long, value_name = "FILE")]
+    before: Option<PathBuf>,
     /// Print the results as one JSON object.
     #[arg(long)]
     json: bool,
@@ -163,6 +169,10 @@ fn run(args: Args) -> Result<()> {
         }
     };
     let kind = output::prepare(&out_path, args.bits, args.quality)?;
+    let before_kind = match &args.before {
+        Some(p) => Some(output::prepare(p, None, None)?),
+        None => None,
+    };
     let encoding = match (kind, args.encoding.as_str()) {
         (output::OutputKind::Exr, _) => Encoding::Linear,
         (_, "srgb") => Encoding::Srgb,
@@ -198,6 +208,9 @@ fn run(args: Args) -> Result<()> {
     }
     let ms_tonemap: f64 = report.ms.iter().map(|(_, m)| m).sum();
 
+    if let (Some(path), Some(k)) = (&args.before, before_kind) {
+        output::save(&linear_preview(&image)?, path, k)?;
+    }
     let t0 = Instant::now();
     output::save(&result, &out_path, kind)?;
     let ms_write = t0.elapsed().as_secs_f64() * 1e3;
@@ -238,6 +251,25 @@ fn run(args: Args) -> Result<()> {
         println!("{json}");
     }
     Ok(())
+}
+
+/// `input` scaled so that its 99th luminance percentile is white, clamped
+/// and display-encoded with a 1/2.2 power.
+fn linear_preview(input: &Image<hipacc::core::Rgba<f32>>) -> Result<Image<hipacc::core::Rgba<f32>>> {
+    let pixels = input.to_vec()?;
+    let mut lum: Vec<f32> = pixels
+        .iter()
+        .map(|p| 0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b)
+        .collect();
+    let k = (lum.len() * 99 / 100).min(lum.len() - 1);
+    let (_, p99, _) = lum.select_nth_unstable_by(k, f32::total_cmp);
+    let scale = if *p99 > 0.0 { 1.0 / *p99 } else { 1.0 };
+    let enc = |c: f32| (c * scale).clamp(0.0, 1.0).powf(1.0 / 2.2);
+    let out: Vec<_> = pixels
+        .iter()
+        .map(|p| hipacc::core::Rgba::new(enc(p.r), enc(p.g), enc(p.b), 1.0))
+        .collect();
+    Ok(Image::from_vec(input.width(), input.height(), out)?)
 }
 
 /// An image without any light has no dynamic range to compress.
