@@ -4,13 +4,16 @@
 //!
 //! - [`baseline`]: plain loops + rayon versions of `jacobi` and `gauss5`;
 //! - [`stream`]: the STREAM triad, the machine's memory bandwidth;
+//! - [`vcycle`]: one multigrid V-cycle and the bytes its kernels must move;
 //! - [`workload`]: the workloads' data and the hipacc kernels, runnable
 //!   through either implementation.
 //!
 //! `cargo bench -p hipacc-benches` runs the criterion benches (GB/s per
 //! workload); `cargo run --release -p hipacc-benches --bin cpu-ratios`
-//! prints a table of medians and ratios.
+//! prints a table of medians and ratios; `--bin vcycle-ratios` the same
+//! for the multigrid V-cycle against its bandwidth bound.
 
 pub mod baseline;
 pub mod stream;
+pub mod vcycle;
 pub mod workload;
