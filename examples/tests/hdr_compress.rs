@@ -218,12 +218,38 @@ fn opencl_output_matches_the_cpu() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_pfm(&dir.path().join("in.pfm"), 57, 33, scene);
     for backend in ["cpu", "opencl"] {
-        let out = run(&["in.pfm", "-o", &format!("{backend}.png"), "--backend", backend], dir.path());
-        assert!(out.status.success(), "{backend}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = run(
+            &[
+                "in.pfm",
+                "-o",
+                &format!("{backend}.png"),
+                "--backend",
+                backend,
+            ],
+            dir.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let cpu = image::open(dir.path().join("cpu.png")).expect("cpu").to_rgb8();
-    let ocl = image::open(dir.path().join("opencl.png")).expect("opencl").to_rgb8();
+    let cpu = image::open(dir.path().join("cpu.png"))
+        .expect("cpu")
+        .to_rgb8();
+    let ocl = image::open(dir.path().join("opencl.png"))
+        .expect("opencl")
+        .to_rgb8();
     // f32 kernels from two compilers: at most a couple of 8-bit levels apart.
-    let worst = cpu.pixels().zip(ocl.pixels()).flat_map(|(a, b)| a.0.iter().zip(b.0).map(|(x, y)| x.abs_diff(y)).collect::<Vec<_>>()).max();
+    let worst = cpu
+        .pixels()
+        .zip(ocl.pixels())
+        .flat_map(|(a, b)| {
+            a.0.iter()
+                .zip(b.0)
+                .map(|(x, y)| x.abs_diff(y))
+                .collect::<Vec<_>>()
+        })
+        .max();
     assert!(worst.expect("pixels") <= 2, "max difference {worst:?}");
 }

@@ -50,10 +50,16 @@ fn cycles_converge_as_on_the_cpu() {
             // f32 kernels compiled by different compilers (FMA contraction):
             // the histories agree to a few per cent, the solutions to the
             // tolerance the solve reached.
-            assert!((f_cpu - f_ocl).abs() < 0.01, "{opts:?} {bc:?}: {f_cpu} vs {f_ocl}");
+            assert!(
+                (f_cpu - f_ocl).abs() < 0.01,
+                "{opts:?} {bc:?}: {f_cpu} vs {f_ocl}"
+            );
             assert!(f_ocl < 0.15, "{opts:?} {bc:?}: {f_ocl}");
             let scale = u_cpu.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-            let diff = u_cpu.iter().zip(&u_ocl).fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+            let diff = u_cpu
+                .iter()
+                .zip(&u_ocl)
+                .fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
             assert!(diff <= 1e-4 * scale, "{opts:?} {bc:?}: {diff} of {scale}");
         }
     }
@@ -71,11 +77,16 @@ fn full_multigrid_reaches_the_discretisation_error() {
         fmg.fmg(&ocl, &opts, 1).expect("fmg");
         let exact = Poisson::<f64>::new(n, n, levels, bc, 1.0 / n as f64).expect("problem");
         manufactured::fill_rhs(bc, &exact.rhs()).expect("rhs");
-        exact.solve(&Device::cpu(), &opts, 1e-12, 40).expect("solve");
+        exact
+            .solve(&Device::cpu(), &opts, 1e-12, 40)
+            .expect("solve");
         let (e_fmg, e_disc) = (
             manufactured::max_error(bc, &fmg.solution()).expect("error"),
             manufactured::max_error(bc, &exact.solution()).expect("error"),
         );
-        assert!(e_fmg <= 2.0 * e_disc, "{bc:?}: FMG {e_fmg} vs discrete {e_disc}");
+        assert!(
+            e_fmg <= 2.0 * e_disc,
+            "{bc:?}: FMG {e_fmg} vs discrete {e_disc}"
+        );
     }
 }

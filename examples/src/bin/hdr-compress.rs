@@ -255,7 +255,9 @@ fn run(args: Args) -> Result<()> {
 
 /// `input` scaled so that its 99th luminance percentile is white, clamped
 /// and display-encoded with a 1/2.2 power.
-fn linear_preview(input: &Image<hipacc::core::Rgba<f32>>) -> Result<Image<hipacc::core::Rgba<f32>>> {
+fn linear_preview(
+    input: &Image<hipacc::core::Rgba<f32>>,
+) -> Result<Image<hipacc::core::Rgba<f32>>> {
     let pixels = input.to_vec()?;
     let mut lum: Vec<f32> = pixels
         .iter()
