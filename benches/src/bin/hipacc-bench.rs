@@ -338,7 +338,7 @@ fn write_f32(dir: &Path, name: &str, data: &[f32]) -> Result<()> {
 
 /// The `--dump` mode (see the module docs).
 fn dump(dev: &Device, dir: &Path, n: usize) -> Result<()> {
-    if n < 64 || n % 32 != 0 {
+    if n < 64 || !n.is_multiple_of(32) {
         bail!("--size {n}: the dump needs a multiple of 32, at least 64 (the V-cycle's 6 levels)");
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

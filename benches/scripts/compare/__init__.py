@@ -1,0 +1,1 @@
+"""The peers, checks and report of compare.py (see its docstring)."""
