@@ -121,7 +121,7 @@ fn axis(len: usize, origin: usize, r: AxisReach) -> Range<usize> {
         (0.0, 0.0)
     };
     let start = start.max(0.0);
-    if !(end > start) {
+    if end <= start || end.is_nan() {
         return 0..0;
     }
     let clip = |v: f64| v.min(usize::MAX as f64 / 2.0) as usize;

@@ -38,20 +38,11 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl Jacobi {
                 fn kernel(&self) -> $t {
-                    let mut e: $t = 0.0;
-                    if x() == 0 {
-                        e += 1.0;
-                    }
-                    if x() == self.w - 1 {
-                        e += 1.0;
-                    }
-                    if y() == 0 {
-                        e += 1.0;
-                    }
-                    if y() == self.h - 1 {
-                        e += 1.0;
-                    }
-                    let d = 4.0 + self.bc * e;
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
                     (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d
@@ -75,20 +66,11 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl RedBlack {
                 fn kernel(&self) -> $t {
-                    let mut e: $t = 0.0;
-                    if x() == 0 {
-                        e += 1.0;
-                    }
-                    if x() == self.w - 1 {
-                        e += 1.0;
-                    }
-                    if y() == 0 {
-                        e += 1.0;
-                    }
-                    if y() == self.h - 1 {
-                        e += 1.0;
-                    }
-                    let d = 4.0 + self.bc * e;
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
                     let update = (self.h2 * self.f() + nb) / d;
@@ -115,20 +97,11 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl Residual {
                 fn kernel(&self) -> $t {
-                    let mut e: $t = 0.0;
-                    if x() == 0 {
-                        e += 1.0;
-                    }
-                    if x() == self.w - 1 {
-                        e += 1.0;
-                    }
-                    if y() == 0 {
-                        e += 1.0;
-                    }
-                    if y() == self.h - 1 {
-                        e += 1.0;
-                    }
-                    let d = 4.0 + self.bc * e;
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
                     self.f() - (d * self.u() - nb) * self.inv_h2
