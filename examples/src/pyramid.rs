@@ -24,7 +24,7 @@ use hipacc::{Result, Trace};
 #[kernel(output = f32)]
 pub struct Downsample {
     fine: Accessor<f32>,
-    mask: Mask<f32>,
+    mask: Mask<f32, 5, 5>,
 }
 
 #[kernel_body]
@@ -149,7 +149,7 @@ pub struct BurtAdelson {
     pub l: Pyramid<f32>,
     /// The reconstruction.
     pub r: Pyramid<f32>,
-    mask: Mask<f32>,
+    mask: Mask<f32, 5, 5>,
 }
 
 fn read(img: &Image<f32>) -> Accessor<f32> {
@@ -161,11 +161,12 @@ impl BurtAdelson {
     pub fn new(input: &Image<f32>, levels: usize) -> Result<BurtAdelson> {
         let g = Pyramid::new(input, levels)?;
         let row = [1.0f32, 4.0, 6.0, 4.0, 1.0].map(|c| c / 16.0);
+        let rows = row.map(|r| row.map(|c| r * c));
         Ok(BurtAdelson {
             l: Pyramid::like(&g)?,
             r: Pyramid::like(&g)?,
             g,
-            mask: Mask::separable(&row, &row)?,
+            mask: Mask::fixed(rows)?,
         })
     }
 
