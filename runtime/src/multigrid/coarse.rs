@@ -135,13 +135,19 @@ impl CoarseSolver {
         let mut z = rhs[..self.n].to_vec();
         for i in 0..self.n {
             let lo = i.saturating_sub(self.b);
-            let dot: f64 = (lo..i).zip(&z[lo..i]).map(|(k, zk)| self.at(i, k) * zk).sum();
+            let dot: f64 = (lo..i)
+                .zip(&z[lo..i])
+                .map(|(k, zk)| self.at(i, k) * zk)
+                .sum();
             z[i] = (z[i] - dot) / self.at(i, i);
         }
         // Backward: L^T u = z.
         for i in (0..self.n).rev() {
             let hi = (i + self.b + 1).min(self.n);
-            let dot: f64 = (i + 1..hi).zip(&z[i + 1..hi]).map(|(k, zk)| self.at(k, i) * zk).sum();
+            let dot: f64 = (i + 1..hi)
+                .zip(&z[i + 1..hi])
+                .map(|(k, zk)| self.at(k, i) * zk)
+                .sum();
             z[i] = (z[i] - dot) / self.at(i, i);
         }
         z.resize(cells, 0.0);
