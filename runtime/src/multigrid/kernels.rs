@@ -153,29 +153,21 @@ macro_rules! multigrid_kernels {
                         for i in 0..2 {
                             let fx = 2 * x() + i;
                             let fy = 2 * y() + j;
-                            let mut e: $t = 0.0;
-                            if fx == 0 {
-                                e += 1.0;
-                            }
-                            if fx == self.w - 1 {
-                                e += 1.0;
-                            }
-                            if fy == 0 {
-                                e += 1.0;
-                            }
-                            if fy == self.h - 1 {
-                                e += 1.0;
-                            }
-                            let d = 4.0 + self.bc * e;
+                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
+                            let d = 4.0 + self.bc * (ex + ew + ey + eh);
                             let ox = fx - x();
                             let oy = fy - y();
                             let nb = self.u.at(ox - 1, oy)
                                 + self.u.at(ox + 1, oy)
                                 + self.u.at(ox, oy - 1)
                                 + self.u.at(ox, oy + 1);
-                            if fx < self.w && fy < self.h {
-                                s += self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
-                            }
+                            let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
+                            // Cells past an odd edge are padding: no residual.
+                            let inside: $t = if fx < self.w && fy < self.h { 1.0 } else { 0.0 };
+                            s += inside * r;
                         }
                     }
                     0.25 * s

@@ -72,7 +72,7 @@
 //! use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
 //! use hipacc::Device;
 //! let n = 64;
-//! let p = Poisson::<f32>::new(n, n, 5, Bc::Dirichlet, 1.0 / n as f64)?;
+//! let p = Poisson::<f64>::new(n, n, 5, Bc::Dirichlet, 1.0 / n as f64)?;
 //! p.rhs().write()?.fill(1.0);
 //! let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
 //! let report = p.solve(&Device::cpu(), &opts, 1e-6, 20)?;
