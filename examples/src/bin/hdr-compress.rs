@@ -158,6 +158,9 @@ fn run(args: Args) -> Result<()> {
     let t_start = Instant::now();
     let params = params(&args)?;
     if let Some(dir) = &args.emit {
+        if args.input.is_some() || args.output.is_some() || args.before.is_some() {
+            bail!("--emit writes kernel sources only: give no input, -o or --before");
+        }
         return emit(dir, &params);
     }
     let out_path = match (&args.output, &args.input) {

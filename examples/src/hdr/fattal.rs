@@ -170,8 +170,8 @@ pub fn tone_map(
     pipeline(&runner, input, params, encoding, progress)
 }
 
-/// The IR of every kernel a run launches (run on the CPU on `input`), for
-/// emitting sources.
+/// The IR of every kernel a run launches, the Poisson solver's included
+/// (run on the CPU on `input`), for emitting sources.
 pub fn kernel_irs(input: &Image<Rgba<f32>>, params: &Params) -> Result<Vec<ir::Kernel>> {
     let dev = Device::cpu();
     let runner = Runner {
@@ -179,7 +179,17 @@ pub fn kernel_irs(input: &Image<Rgba<f32>>, params: &Params) -> Result<Vec<ir::K
         record: Some(RefCell::new(Vec::new())),
     };
     pipeline(&runner, input, params, Encoding::Gamma(2.2), &|_| {})?;
-    Ok(runner.record.map(RefCell::into_inner).unwrap_or_default())
+    let mut irs = runner.record.map(RefCell::into_inner).unwrap_or_default();
+    let (w, h) = (input.width(), input.height());
+    let solver = Poisson::<f32>::new(
+        w,
+        h,
+        Poisson::<f32>::default_levels(w, h, Bc::Neumann),
+        Bc::Neumann,
+        1.0,
+    )?;
+    irs.extend(solver.kernel_irs()?);
+    Ok(irs)
 }
 
 fn pipeline(

@@ -261,6 +261,13 @@ impl<T: Real> Poisson<T> {
         rms(&r)
     }
 
+    /// The IR of every kernel the solver launches (for emitting generated
+    /// sources ahead of time); level 0 and 1 bind them.
+    pub fn kernel_irs(&self) -> Result<Vec<hipacc_core::ir::Kernel>> {
+        let coarse = self.level(&self.u, (self.levels() - 1).min(1));
+        T::kernel_irs(self.grid(0)?, &self.solution(), &coarse)
+    }
+
     /// Runs one cycle from the current solution; returns its trace.
     pub fn cycle(&self, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
         opts.validate(self.levels())?;

@@ -91,6 +91,12 @@ pub(crate) mod sealed {
         fn interpolate(d: &Device, bc: f64, e: &Image<Self>, out: &Image<Self>) -> Result<()>;
         fn fill(d: &Device, value: f64, out: &Image<Self>) -> Result<()>;
         fn offset(d: &Device, input: &Image<Self>, value: f64, out: &Image<Self>) -> Result<()>;
+        /// The IR of every kernel, bound to `fine` and `coarse` images.
+        fn kernel_irs(
+            g: Grid,
+            fine: &Image<Self>,
+            coarse: &Image<Self>,
+        ) -> Result<Vec<hipacc_core::ir::Kernel>>;
     }
 }
 
@@ -212,6 +218,75 @@ macro_rules! launches {
                     offset: value as $t,
                 }
                 .execute(d, &IterationSpace::full(out))
+            }
+            fn kernel_irs(
+                g: Grid,
+                fine: &Image<$t>,
+                coarse: &Image<$t>,
+            ) -> Result<Vec<hipacc_core::ir::Kernel>> {
+                let (u, f) = (fine, fine);
+                Ok(vec![
+                    $m::Jacobi {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: 0.8,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::RedBlack {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        colour: 0,
+                    }
+                    .ir()?,
+                    $m::Residual {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::Restrict { fine: sol(fine) }.ir()?,
+                    $m::ResidualRestrict {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::ProlongAdd {
+                        u: Accessor::new(u),
+                        e: clamped(coarse),
+                        sign: ghost_sign(g.bc) as $t,
+                        cw: coarse.width() as i32,
+                        ch: coarse.height() as i32,
+                    }
+                    .ir()?,
+                    $m::Interpolate {
+                        e: clamped(coarse),
+                        sign: ghost_sign(g.bc) as $t,
+                        cw: coarse.width() as i32,
+                        ch: coarse.height() as i32,
+                    }
+                    .ir()?,
+                    $m::Fill { value: 0.0 }.ir()?,
+                    $m::Offset {
+                        input: Accessor::new(fine),
+                        offset: 0.0,
+                    }
+                    .ir()?,
+                ])
             }
         }
     };
