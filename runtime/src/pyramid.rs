@@ -213,11 +213,21 @@ impl<T: Pixel> Pyramid<T> {
     /// pyramid with itself (or a clone of it) does nothing, and
     /// `a.swap(&b)` equals `b.swap(&a)`.
     pub fn swap(&self, other: &Pyramid<T>) -> Result<()> {
+        self.with_pair(other, |a, b| std::mem::swap(a, b))
+    }
+
+    /// Runs `f` on the levels of both pyramids (checked to have the same
+    /// shape; nothing for a pyramid and itself), locked in id order so two
+    /// threads working on the same pair cannot deadlock.
+    fn with_pair(
+        &self,
+        other: &Pyramid<T>,
+        f: impl FnOnce(&mut Vec<Image<T>>, &mut Vec<Image<T>>),
+    ) -> Result<()> {
         if self.id() == other.id() {
             return Ok(());
         }
         same_shape(self.shape(), other.shape())?;
-        // Lock in id order so two threads swapping the same pair cannot deadlock.
         let (first, second) = if self.id() < other.id() {
             (self, other)
         } else {
@@ -225,7 +235,7 @@ impl<T: Pixel> Pyramid<T> {
         };
         let mut a = first.levels();
         let mut b = second.levels();
-        std::mem::swap(&mut *a, &mut *b);
+        f(&mut a, &mut b);
         Ok(())
     }
 
@@ -244,22 +254,10 @@ impl<T: Pixel> Pyramid<T> {
     /// # Ok::<(), hipacc::Error>(())
     /// ```
     pub fn swap_level(&self, other: &Pyramid<T>, level: usize) -> Result<()> {
-        if self.id() == other.id() {
-            return Ok(());
-        }
-        same_shape(self.shape(), other.shape())?;
         if level >= self.depth() {
             return Err(self.outside(level as i64, 0));
         }
-        let (first, second) = if self.id() < other.id() {
-            (self, other)
-        } else {
-            (other, self)
-        };
-        let mut a = first.levels();
-        let mut b = second.levels();
-        std::mem::swap(&mut a[level], &mut b[level]);
-        Ok(())
+        self.with_pair(other, |a, b| std::mem::swap(&mut a[level], &mut b[level]))
     }
 
     fn levels(&self) -> MutexGuard<'_, Vec<Image<T>>> {

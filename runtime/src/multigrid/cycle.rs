@@ -183,7 +183,7 @@ impl<T: Real> Ctx<'_, T> {
             }
         }
         let e = t.image(&self.p.u, 1)?;
-        T::prolong_add(self.dev, g.bc, &s.cur, &e, &s.spare)?;
+        T::prolong(self.dev, g.bc, 1.0, &s.cur, &e, &s.spare)?;
         s.flip();
         self.smooth(t, &mut s, post)?;
         self.settle(t, &s)
@@ -199,12 +199,9 @@ impl<T: Real> Ctx<'_, T> {
         self.set_child(t, Mode::Fmg { cycles });
         t.recurse()?;
         let g = self.p.grid(t.level())?;
-        T::interpolate(
-            self.dev,
-            g.bc,
-            &t.image(&self.p.u, 1)?,
-            &t.image(&self.p.u, 0)?,
-        )?;
+        // The scratch level is read with weight 0: u = P u_coarse.
+        let (coarse, here) = (t.image(&self.p.u, 1)?, t.image(&self.p.u, 0)?);
+        T::prolong(self.dev, g.bc, 0.0, &t.image(&self.p.t, 0)?, &coarse, &here)?;
         for _ in 0..cycles {
             self.cycle(t, self.opts.kind)?;
         }

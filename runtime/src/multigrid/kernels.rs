@@ -174,15 +174,18 @@ macro_rules! multigrid_kernels {
                 }
             }
 
-            /// Coarse-grid correction: `u + P e` with `P` bilinear interpolation
-            /// between cell centres (weights 9/16, 3/16, 3/16, 1/16). A
-            /// coarse neighbour outside the grid is the ghost `sign * e`.
+            /// Coarse-grid correction `keep · u + P e`, with `P` bilinear
+            /// interpolation between cell centres (weights 9/16, 3/16, 3/16,
+            /// 1/16): `keep = 1` adds a correction, `keep = 0` interpolates
+            /// a coarse solution (the step up of full multigrid). A coarse
+            /// neighbour outside the grid is the ghost `sign * e`.
             #[derive(Kernel)]
             #[kernel(output = $t)]
             pub(crate) struct ProlongAdd {
                 pub(crate) u: Accessor<$t>,
                 pub(crate) e: Accessor<$t>,
                 pub(crate) sign: $t,
+                pub(crate) keep: $t,
                 /// Coarse-grid width.
                 pub(crate) cw: i32,
                 /// Coarse-grid height.
@@ -209,41 +212,7 @@ macro_rules! multigrid_kernels {
                     let b = self.e.at(cx - x(), ny - y());
                     let g = self.e.at(nx - x(), ny - y());
                     let p = 9.0 * c + 3.0 * sx * a + 3.0 * sy * b + sx * sy * g;
-                    self.u() + 0.0625 * p
-                }
-            }
-
-            /// Bilinear interpolation of a coarse solution (the step up of
-            /// full multigrid); the same weights and ghosts as [`ProlongAdd`].
-            #[derive(Kernel)]
-            #[kernel(output = $t)]
-            pub(crate) struct Interpolate {
-                pub(crate) e: Accessor<$t>,
-                pub(crate) sign: $t,
-                pub(crate) cw: i32,
-                pub(crate) ch: i32,
-            }
-
-            #[kernel_body]
-            impl Interpolate {
-                fn kernel(&self) -> $t {
-                    let cx = x() / 2;
-                    let cy = y() / 2;
-                    let nx = if x() % 2 == 0 { cx - 1 } else { cx + 1 };
-                    let ny = if y() % 2 == 0 { cy - 1 } else { cy + 1 };
-                    let mut sx: $t = 1.0;
-                    if nx < 0 || nx >= self.cw {
-                        sx = self.sign;
-                    }
-                    let mut sy: $t = 1.0;
-                    if ny < 0 || ny >= self.ch {
-                        sy = self.sign;
-                    }
-                    let c = self.e.at(cx - x(), cy - y());
-                    let a = self.e.at(nx - x(), cy - y());
-                    let b = self.e.at(cx - x(), ny - y());
-                    let g = self.e.at(nx - x(), ny - y());
-                    0.0625 * (9.0 * c + 3.0 * sx * a + 3.0 * sy * b + sx * sy * g)
+                    self.keep * self.u() + 0.0625 * p
                 }
             }
 

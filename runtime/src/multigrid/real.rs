@@ -81,14 +81,15 @@ pub(crate) mod sealed {
             f: &Image<Self>,
             out: &Image<Self>,
         ) -> Result<()>;
-        fn prolong_add(
+        /// `keep · u + P e` (`keep` 1: a correction; 0: interpolation).
+        fn prolong(
             d: &Device,
             bc: f64,
+            keep: f64,
             u: &Image<Self>,
             e: &Image<Self>,
             out: &Image<Self>,
         ) -> Result<()>;
-        fn interpolate(d: &Device, bc: f64, e: &Image<Self>, out: &Image<Self>) -> Result<()>;
         fn fill(d: &Device, value: f64, out: &Image<Self>) -> Result<()>;
         fn offset(d: &Device, input: &Image<Self>, value: f64, out: &Image<Self>) -> Result<()>;
         /// The IR of every kernel, bound to `fine` and `coarse` images.
@@ -184,9 +185,10 @@ macro_rules! launches {
                 }
                 .execute(d, &IterationSpace::full(out))
             }
-            fn prolong_add(
+            fn prolong(
                 d: &Device,
                 bc: f64,
+                keep: f64,
                 u: &Image<$t>,
                 e: &Image<$t>,
                 out: &Image<$t>,
@@ -195,15 +197,7 @@ macro_rules! launches {
                     u: Accessor::new(u),
                     e: clamped(e),
                     sign: ghost_sign(bc) as $t,
-                    cw: e.width() as i32,
-                    ch: e.height() as i32,
-                }
-                .execute(d, &IterationSpace::full(out))
-            }
-            fn interpolate(d: &Device, bc: f64, e: &Image<$t>, out: &Image<$t>) -> Result<()> {
-                $m::Interpolate {
-                    e: clamped(e),
-                    sign: ghost_sign(bc) as $t,
+                    keep: keep as $t,
                     cw: e.width() as i32,
                     ch: e.height() as i32,
                 }
@@ -269,13 +263,7 @@ macro_rules! launches {
                         u: Accessor::new(u),
                         e: clamped(coarse),
                         sign: ghost_sign(g.bc) as $t,
-                        cw: coarse.width() as i32,
-                        ch: coarse.height() as i32,
-                    }
-                    .ir()?,
-                    $m::Interpolate {
-                        e: clamped(coarse),
-                        sign: ghost_sign(g.bc) as $t,
+                        keep: 1.0,
                         cw: coarse.width() as i32,
                         ch: coarse.height() as i32,
                     }
