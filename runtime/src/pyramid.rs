@@ -213,7 +213,7 @@ impl<T: Pixel> Pyramid<T> {
     /// pyramid with itself (or a clone of it) does nothing, and
     /// `a.swap(&b)` equals `b.swap(&a)`.
     pub fn swap(&self, other: &Pyramid<T>) -> Result<()> {
-        self.with_pair(other, |a, b| std::mem::swap(a, b))
+        self.with_pair(other, std::mem::swap)
     }
 
     /// Runs `f` on the levels of both pyramids (checked to have the same
