@@ -51,10 +51,15 @@
 //! with [`CycleOptions::fused`]), a zero initial correction, the
 //! recursion, the prolongated correction added, post-smoothing. Red-black
 //! Gauss-Seidel updates one colour per launch, the other colour passing
-//! through. Launches alternate between the solution and a scratch level
-//! and the two are exchanged at the end of a level
-//! ([`Pyramid::swap_level`]), so no sweep copies: hold on to
-//! [`Poisson::solution`] only until the next cycle.
+//! through: the red launch reads `u` and writes `t`, the black one reads `t`
+//! and writes `u`, so a sweep ends where it started and each colour sees
+//! the other's new values, as Gauss-Seidel requires. (A launch may not
+//! write an image it reads; the two colours interleave within every cache
+//! line, so writing only one colour in place would move the same lines.)
+//! Other launches alternate between the solution and a scratch level and
+//! the two are exchanged at the end of a level ([`Pyramid::swap_level`]),
+//! so no sweep copies: hold on to [`Poisson::solution`] only until the
+//! next cycle.
 //!
 //! # The coarsest level
 //! It is solved exactly by banded Cholesky on the host when its band has at
