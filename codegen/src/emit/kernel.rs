@@ -27,9 +27,8 @@ use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config, MaskHandling, MemoryKind};
 use crate::passes::analysis::needs_checks;
 use crate::passes::footprint::footprints;
-use crate::{Error, Result};
+use crate::Result;
 use hipacc_core::ir::{Kernel, ScalarType};
-use hipacc_core::Interpolation;
 
 /// The stable entry name: `<kernel>_<ir hash>_<variant key>`.
 pub(crate) fn entry_name(k: &Kernel, c: &Config) -> String {
@@ -64,19 +63,6 @@ pub(crate) fn emit_kernel(
     target: &Target,
     helpers: &mut Helpers,
 ) -> Result<(String, KernelInfo)> {
-    if let Some(a) = k
-        .accessors
-        .iter()
-        .find(|a| a.interpolation != Interpolation::None)
-    {
-        return Err(Error::Unsupported {
-            kernel: k.name.clone(),
-            reason: format!(
-                "accessor `{}` interpolates ({:?}); GPU code generation reads whole pixels only",
-                a.name, a.interpolation
-            ),
-        });
-    }
     let entry = entry_name(k, c);
     let fps = footprints(k);
     let i32t = Some(ScalarType::I32);
@@ -143,6 +129,7 @@ pub(crate) fn emit_kernel(
             memory: mem,
             bounded: fps[i].is_some(),
             tile,
+            interpolation: a.interpolation,
         });
     }
     for (i, p) in k.params.iter().enumerate() {

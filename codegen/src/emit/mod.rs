@@ -18,6 +18,7 @@ mod c_common;
 mod cuda;
 pub(crate) mod dialect;
 mod header;
+mod interp;
 mod kernel;
 mod opencl;
 mod ops;

@@ -7,7 +7,7 @@ use super::dialect::Dialect;
 use super::Language;
 use crate::config::{MaskHandling, MemoryKind};
 use hipacc_core::ir::{Literal, Type};
-use hipacc_core::BoundaryMode;
+use hipacc_core::{BoundaryMode, Interpolation};
 
 /// One accessor as the printer sees it.
 pub(crate) struct AccessorSite {
@@ -25,6 +25,8 @@ pub(crate) struct AccessorSite {
     pub(crate) bounded: bool,
     /// For tiles: `(min_dx, min_dy, pitch)`.
     pub(crate) tile: Option<(i32, i32, u32)>,
+    /// How reads between pixels are weighed (`None`: whole pixels).
+    pub(crate) interpolation: Interpolation,
 }
 
 /// One mask as the printer sees it.
@@ -72,6 +74,9 @@ impl ReadCtx {
     // hipacc_read_<entry>_<acc>(args, u + dx, v + dy, cl, cr, ct, cb)
     pub(crate) fn read(&self, p: &mut Printer, i: usize, dx: Offset, dy: Offset) -> String {
         let a = &self.accessors[i];
+        if a.interpolation != Interpolation::None {
+            return self.sample(p, i, dx, dy);
+        }
         if let (MemoryKind::LocalTile, Some((mx, my, pitch))) = (a.memory, a.tile) {
             let col = shift(&dx, -(mx as i64)).add_to("tx");
             let row = shift(&dy, -(my as i64)).add_to("ly");
@@ -90,6 +95,50 @@ impl ReadCtx {
             dx.add_to("u"),
             dy.add_to("v")
         )
+    }
+
+    // hipacc_sample_<entry>_<acc>(args, u, v, dx, dy, space_w, space_h)
+    fn sample(&self, p: &mut Printer, i: usize, dx: Offset, dy: Offset) -> String {
+        let a = &self.accessors[i];
+        let d = p.d;
+        let (taps, taps_def, kernel) = super::interp::taps_helper(d, a.interpolation);
+        if let Some((k, def)) = kernel {
+            p.helpers.add(k, || def);
+        }
+        p.helpers.add(taps.clone(), || taps_def);
+        let read = self.read_helper_name(i, false);
+        let site = super::interp::SampleSite {
+            name: format!("hipacc_sample_{}_{}", self.entry, a.c_name),
+            read: &read,
+            buf_ty: self.buffer_type(d, i),
+            acc: &a.c_name,
+            pixel: a.pixel,
+            mode: a.interpolation,
+            taps,
+        };
+        let def = super::interp::sample_helper(d, &site);
+        let name = p.helpers.add(site.name.clone(), || def);
+        let off = |o: Offset| match o {
+            Offset::Const(v) => i_lit(v as i32),
+            Offset::Expr(e) => e,
+        };
+        format!(
+            "{name}({}, u, v, {}, {}, space_w, space_h)",
+            self.read_args(i),
+            off(dx),
+            off(dy)
+        )
+    }
+
+    /// The parameter type of accessor `i`'s buffer in helpers.
+    fn buffer_type(&self, d: &dyn Dialect, i: usize) -> String {
+        let a = &self.accessors[i];
+        let cty = c_type(a.pixel);
+        match a.memory {
+            MemoryKind::Texture => d.image_param().to_string(),
+            MemoryKind::ReadOnly => d.global_ptr(&cty, true),
+            MemoryKind::Global | MemoryKind::LocalTile => d.global_ptr(&cty, false),
+        }
     }
 
     // 0.0625f   or   hipacc_coef_<entry>_<mask>(dx, dy)   or   msk[(dy + 2) * 5 + dx + 2]
@@ -163,11 +212,7 @@ impl ReadCtx {
         let a = &self.accessors[i];
         let name = self.read_helper_name(i, tile_load);
         let cty = c_type(a.pixel);
-        let buf_ty = match a.memory {
-            MemoryKind::Texture => d.image_param().to_string(),
-            MemoryKind::ReadOnly => d.global_ptr(&cty, true),
-            MemoryKind::Global | MemoryKind::LocalTile => d.global_ptr(&cty, false),
-        };
+        let buf_ty = self.buffer_type(d, i);
         let mode = if tile_load && a.mode == BoundaryMode::Undefined {
             BoundaryMode::Clamp
         } else {

@@ -362,17 +362,31 @@ fn batches_share_helpers_and_skip_duplicates() {
 }
 
 #[test]
-fn unsupported_language_and_interpolation_are_errors() {
+fn an_unsupported_language_is_an_error() {
     let k = tk::jacobi();
     let c = Config::uniform(2, BlockShape { x: 32, y: 4 });
     let e = generate(&k, &c, target("pocl"), Language::Cuda)
         .unwrap_err()
         .to_string();
     assert!(e.contains("cuda"), "{e}");
-    let mut k2 = k.clone();
-    k2.accessors[0].interpolation = hipacc_core::Interpolation::Linear;
-    let e = generate(&k2, &c, target("h100"), Language::Cuda)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("interpolates"), "{e}");
+}
+
+#[test]
+fn interpolating_reads_print_a_sample_helper_in_double() {
+    let mut k = tk::jacobi();
+    k.accessors[0].interpolation = hipacc_core::Interpolation::Lanczos3;
+    let c = Config::uniform(2, BlockShape { x: 32, y: 4 });
+    for lang in [Language::OpenCl, Language::Cuda] {
+        let p = generate(&k, &c, target("h100"), lang).unwrap();
+        assert!(
+            p.source.contains("hipacc_taps_lanczos3(px, wx)"),
+            "{}",
+            p.source
+        );
+        assert!(p.source.contains("hipacc_lanczos3"), "{}", p.source);
+        assert!(p.source.contains("space_w, space_h)"), "{}", p.source);
+        if lang == Language::OpenCl {
+            assert!(p.source.contains("cl_khr_fp64"), "{}", p.source);
+        }
+    }
 }

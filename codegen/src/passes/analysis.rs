@@ -3,7 +3,7 @@
 use super::footprint::{footprints, Footprint};
 use crate::arch::OperatorClass;
 use hipacc_core::ir::{AccessorSlot, Block, Expr, ExprKind, Kernel, ScalarType, Stmt};
-use hipacc_core::BoundaryMode;
+use hipacc_core::{BoundaryMode, Interpolation};
 
 /// `Point` when every accessor is read at `(0, 0)` only, else `Local`.
 pub(crate) fn operator_class(kernel: &Kernel) -> OperatorClass {
@@ -29,7 +29,7 @@ pub(crate) fn uses_f64(kernel: &Kernel) -> bool {
         || kernel
             .accessors
             .iter()
-            .any(|a| a.pixel.scalar == ScalarType::F64)
+            .any(|a| a.pixel.scalar == ScalarType::F64 || a.interpolation != Interpolation::None)
         || kernel.params.iter().any(|p| p.ty.scalar == ScalarType::F64)
         || kernel.masks.iter().any(|m| m.ty.scalar == ScalarType::F64)
         || kernel.vars.iter().any(|v| v.ty.scalar == ScalarType::F64)

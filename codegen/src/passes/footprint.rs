@@ -66,7 +66,13 @@ pub fn footprints(kernel: &Kernel) -> Vec<Option<Footprint>> {
     w.block(&kernel.body);
     w.out
         .into_iter()
-        .map(|f| f.map(|f| f.unwrap_or(Footprint::POINT)))
+        .zip(&kernel.accessors)
+        .map(|(f, a)| match a.interpolation {
+            // Interpolating reads land between pixels of another grid:
+            // their window is no offset range of the output pixel.
+            hipacc_core::Interpolation::None => f.map(|f| f.unwrap_or(Footprint::POINT)),
+            _ => None,
+        })
         .collect()
 }
 
