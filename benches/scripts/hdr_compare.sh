@@ -127,7 +127,7 @@ compare() {
     local wall=() tonemap=() t0 t1 ours_ms tm_ms
     for _ in $(seq "$RUNS"); do
         t0=$(now_ns)
-        target/release/hdr-compress "$in" -o "$stem.ours.png" --json --backend "$BACKEND" \
+        "${CARGO_TARGET_DIR:-target}/release/hdr-compress" "$in" -o "$stem.ours.png" --json --backend "$BACKEND" \
             >"$stem.json" || die "hdr-compress failed on $in"
         t1=$(now_ns)
         wall+=("$(((t1 - t0) / 1000000))")
