@@ -1,5 +1,5 @@
 //! The PERF.md CPU workloads, each runnable through hipacc and through its
-//! hand-written [`baseline`](crate::baseline) on the same data.
+//! hand-written [`baseline`] on the same data.
 //!
 //! - `jacobi`: one weighted-Jacobi sweep of the 5-point Poisson operator,
 //!   `omega = 0.8`, `Boundary::Constant(0.0)`; 12 bytes per pixel (read `u`

@@ -53,5 +53,5 @@ pub enum Error {
     Config(String),
 }
 
-/// `Result` with [`Error`].
+/// `Result` with [`Error`](enum@Error).
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -3,7 +3,7 @@
 //! [`generate`] prints one kernel variant, [`generate_batch`] several into
 //! one program (one driver build). The printer is shared
 //! ([`c_common`](self) expressions and statements, the kernel skeleton in
-//! `kernel`); the [`Dialect`](dialect::Dialect) trait holds the differences,
+//! `kernel`); the `Dialect` trait (module `dialect`) holds the differences,
 //! implemented in `opencl` and `cuda`.
 //!
 //! A kernel's parameters are listed in [`KernelInfo::args`], in order:

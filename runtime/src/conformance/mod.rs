@@ -16,15 +16,15 @@
 //! - Every boundary mode x image sizes 1x1, 1x7, 2x3, 5x17, 64x64, 127x33
 //!   and 512x300 x footprints 1x1, 3x3, 5x5, 1x9, 9x1 and 15x15 (wider than
 //!   the small images) x pixel types `u8`, `i32`, `f32`, `f64` and
-//!   `Rgba<f32>` ([`boundaries`]). `Undefined` allows no read outside the
+//!   `Rgba<f32>` (module `boundaries`). `Undefined` allows no read outside the
 //!   accessor's region, and the first column of an iteration space reads
 //!   the region's column `min_dx`, so it is checked only where all offsets
 //!   are non-negative, over the largest such space (possibly none).
 //! - `reduce`, `convolve` and `iterate` with each of Sum, Min, Max and Prod
-//!   ([`operators`]); regions of interest of the iteration space and of
-//!   accessors, and two accessors in one kernel ([`regions`]); offsets
+//!   (module `operators`); regions of interest of the iteration space and of
+//!   accessors, and two accessors in one kernel (module `regions`); offsets
 //!   computed from parameters, constant asymmetric offsets with the
-//!   coordinates, and vector lanes ([`offsets`]).
+//!   coordinates, and vector lanes (module `offsets`).
 //! - Every pixel of the output image is compared, also those outside the
 //!   iteration space (both outputs start as the same sentinel).
 //!
