@@ -52,7 +52,7 @@ pub fn launch_bytes(kernel: &str, level: usize) -> u64 {
     let (cw, ch) = hipacc::level_size(SIZE, SIZE, level + 1);
     let coarse = (cw * ch) as u64;
     match kernel {
-        "Jacobi" | "RedBlack" | "Residual" => 12 * fine,
+        "Smooth" | "Residual" => 12 * fine,
         "ResidualRestrict" => 36 * coarse,
         "Restrict" => 20 * coarse,
         "ProlongAdd" => 9 * fine,

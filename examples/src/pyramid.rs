@@ -36,16 +36,19 @@ impl Downsample {
     }
 }
 
-/// `L_k = G_k - expand(G_{k+1})`.
+/// `base + sign · expand(coarse)`: the Laplacian level `L_k = G_k -
+/// expand(G_{k+1})` with `sign = -1`, the reconstruction `R_k = L_k +
+/// expand(R_{k+1})` with `sign = 1`.
 #[derive(Kernel)]
 #[kernel(output = f32)]
-pub struct ExpandSubtract {
-    fine: Accessor<f32>,
+pub struct Expand {
+    base: Accessor<f32>,
     coarse: Accessor<f32>,
+    sign: f32,
 }
 
 #[kernel_body]
-impl ExpandSubtract {
+impl Expand {
     fn kernel(&self) -> f32 {
         let ex = x() % 2 == 0;
         let ey = y() % 2 == 0;
@@ -77,52 +80,7 @@ impl ExpandSubtract {
                 s += wx * wy * self.coarse.at(x() / 2 + i - x(), y() / 2 + j - y());
             }
         }
-        self.fine() - s
-    }
-}
-
-/// `R_k = L_k + expand(R_{k+1})`.
-#[derive(Kernel)]
-#[kernel(output = f32)]
-pub struct ExpandAdd {
-    detail: Accessor<f32>,
-    coarse: Accessor<f32>,
-}
-
-#[kernel_body]
-impl ExpandAdd {
-    fn kernel(&self) -> f32 {
-        let ex = x() % 2 == 0;
-        let ey = y() % 2 == 0;
-        let mut s = 0.0f32;
-        for j in -1..2 {
-            let wy = if ey {
-                if j == 0 {
-                    0.75f32
-                } else {
-                    0.125f32
-                }
-            } else if j == -1 {
-                0.0f32
-            } else {
-                0.5f32
-            };
-            for i in -1..2 {
-                let wx = if ex {
-                    if i == 0 {
-                        0.75f32
-                    } else {
-                        0.125f32
-                    }
-                } else if i == -1 {
-                    0.0f32
-                } else {
-                    0.5f32
-                };
-                s += wx * wy * self.coarse.at(x() / 2 + i - x(), y() / 2 + j - y());
-            }
-        }
-        self.detail() + s
+        self.base() + self.sign * s
     }
 }
 
@@ -186,9 +144,10 @@ impl BurtAdelson {
             }
             .execute(dev, &IterationSpace::full(&coarse))?;
             t.recurse()?;
-            ExpandSubtract {
-                fine: read(&here),
+            Expand {
+                base: read(&here),
                 coarse: read(&coarse),
+                sign: -1.0,
             }
             .execute(dev, &IterationSpace::full(&t.image(l, 0)?))
         })
@@ -204,9 +163,10 @@ impl BurtAdelson {
                 return Copy { input: detail }.execute(dev, &out);
             }
             t.recurse()?;
-            ExpandAdd {
-                detail,
+            Expand {
+                base: detail,
                 coarse: read(&t.image(r, 1)?),
+                sign: 1.0,
             }
             .execute(dev, &out)
         })

@@ -72,7 +72,7 @@ fn dot_and_timings_describe_the_schedule() {
     ]);
     assert!(ok, "{err}");
     assert!(
-        out.contains("Downsample") && out.contains("ExpandAdd"),
+        out.contains("Downsample") && out.contains("Expand"),
         "{out}"
     );
     let text = std::fs::read_to_string(&dot).unwrap();

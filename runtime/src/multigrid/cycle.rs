@@ -108,12 +108,12 @@ impl<T: Real> Ctx<'_, T> {
         for _ in 0..sweeps {
             match self.opts.smoother {
                 Smoother::Jacobi { omega } => {
-                    T::jacobi(self.dev, g, &s.cur, &f, &s.spare, omega)?;
+                    T::smooth(self.dev, g, &s.cur, &f, &s.spare, omega, -1)?;
                     s.flip();
                 }
                 Smoother::RedBlack => {
-                    T::red_black(self.dev, g, &s.cur, &f, &s.spare, 0)?;
-                    T::red_black(self.dev, g, &s.spare, &f, &s.cur, 1)?;
+                    T::smooth(self.dev, g, &s.cur, &f, &s.spare, 1.0, 0)?;
+                    T::smooth(self.dev, g, &s.spare, &f, &s.cur, 1.0, 1)?;
                 }
             }
         }

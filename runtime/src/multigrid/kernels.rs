@@ -22,40 +22,16 @@ macro_rules! multigrid_kernels {
         pub(crate) mod $m {
             use crate::prelude::*;
 
-            /// One weighted-Jacobi sweep: `u' = (1 - w) u + w (h² f + Σ nb) / d`.
+            /// One smoothing launch: `u' = (1 - w) u + w (h² f + Σ nb) / d`
+            /// on every cell (`colour` -1: weighted Jacobi) or on the cells of
+            /// one colour (`(x + y) % 2 == colour`, `w` 1: a Gauss-Seidel
+            /// half-sweep), the other colour passing through unchanged.
             #[derive(Kernel)]
             #[kernel(output = $t)]
-            pub(crate) struct Jacobi {
+            pub(crate) struct Smooth {
                 pub(crate) u: Accessor<$t>,
                 pub(crate) f: Accessor<$t>,
                 pub(crate) omega: $t,
-                pub(crate) h2: $t,
-                pub(crate) bc: $t,
-                pub(crate) w: i32,
-                pub(crate) h: i32,
-            }
-
-            #[kernel_body]
-            impl Jacobi {
-                fn kernel(&self) -> $t {
-                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
-                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
-                    let nb =
-                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
-                    (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d
-                }
-            }
-
-            /// Gauss-Seidel on the cells of one colour (`(x + y) % 2 ==
-            /// colour`); the other colour passes through unchanged.
-            #[derive(Kernel)]
-            #[kernel(output = $t)]
-            pub(crate) struct RedBlack {
-                pub(crate) u: Accessor<$t>,
-                pub(crate) f: Accessor<$t>,
                 pub(crate) h2: $t,
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
@@ -64,7 +40,7 @@ macro_rules! multigrid_kernels {
             }
 
             #[kernel_body]
-            impl RedBlack {
+            impl Smooth {
                 fn kernel(&self) -> $t {
                     let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
                     let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
@@ -73,8 +49,9 @@ macro_rules! multigrid_kernels {
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
-                    let update = (self.h2 * self.f() + nb) / d;
-                    if (x() + y()) % 2 == self.colour {
+                    let update =
+                        (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
+                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
                         update
                     } else {
                         self.u()

@@ -50,20 +50,15 @@ pub(crate) mod sealed {
 
     /// One method per kernel; `out` is the output image.
     pub trait Launch: Pixel {
-        fn jacobi(
+        /// Weighted Jacobi (`colour` -1) or one colour of red-black
+        /// Gauss-Seidel (`omega` 1).
+        fn smooth(
             d: &Device,
             g: Grid,
             u: &Image<Self>,
             f: &Image<Self>,
             out: &Image<Self>,
             omega: f64,
-        ) -> Result<()>;
-        fn red_black(
-            d: &Device,
-            g: Grid,
-            u: &Image<Self>,
-            f: &Image<Self>,
-            out: &Image<Self>,
             colour: i32,
         ) -> Result<()>;
         fn residual(
@@ -110,36 +105,19 @@ fn ghost_sign(bc: f64) -> f64 {
 macro_rules! launches {
     ($t:ident, $m:ident) => {
         impl sealed::Launch for $t {
-            fn jacobi(
+            fn smooth(
                 d: &Device,
                 g: Grid,
                 u: &Image<$t>,
                 f: &Image<$t>,
                 out: &Image<$t>,
                 omega: f64,
+                colour: i32,
             ) -> Result<()> {
-                $m::Jacobi {
+                $m::Smooth {
                     u: sol(u),
                     f: Accessor::new(f),
                     omega: omega as $t,
-                    h2: g.h2 as $t,
-                    bc: g.bc as $t,
-                    w: g.w as i32,
-                    h: g.h as i32,
-                }
-                .execute(d, &IterationSpace::full(out))
-            }
-            fn red_black(
-                d: &Device,
-                g: Grid,
-                u: &Image<$t>,
-                f: &Image<$t>,
-                out: &Image<$t>,
-                colour: i32,
-            ) -> Result<()> {
-                $m::RedBlack {
-                    u: sol(u),
-                    f: Accessor::new(f),
                     h2: g.h2 as $t,
                     bc: g.bc as $t,
                     w: g.w as i32,
@@ -220,7 +198,7 @@ macro_rules! launches {
             ) -> Result<Vec<hipacc_core::ir::Kernel>> {
                 let (u, f) = (fine, fine);
                 Ok(vec![
-                    $m::Jacobi {
+                    $m::Smooth {
                         u: sol(u),
                         f: Accessor::new(f),
                         omega: 0.8,
@@ -228,16 +206,7 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                    }
-                    .ir()?,
-                    $m::RedBlack {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        h2: g.h2 as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                        colour: 0,
+                        colour: -1,
                     }
                     .ir()?,
                     $m::Residual {
