@@ -41,7 +41,6 @@ fn constant_memory_masks_match_the_evaluator() {
 }
 
 #[test]
-#[ignore = "issue #3: tiles under region dispatch crash PoCL (barrier behind divergent call sites)"]
 fn regions_with_local_tiles_match_the_evaluator() {
     if let Some(d) = device() {
         gpu_support::check_all(&d, false, regions_with_tiles);

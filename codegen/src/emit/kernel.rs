@@ -18,6 +18,15 @@
 //!     else hipacc_body_E(…, 0, 0, 0, 0);                    /* interior */
 //! }
 //! ```
+//!
+//! A variant with local tiles stages them and waits at a barrier inside the
+//! body; since every work-item must reach that barrier through the same
+//! call, its entry calls the body once, with the block's edge flags as
+//! run-time values:
+//!
+//! ```c
+//! kernel void E(params…) { const int fb = …; hipacc_body_E(…, fb || l, fb || r, fb || t, fb || b); }
+//! ```
 
 use super::c_common::{c_type, sanitize, scalar_c, Helpers, Printer};
 use super::dialect::Dialect;
@@ -385,6 +394,17 @@ fn entry_function(
     }
     if !has_y {
         fallback.push_str(" || t || b");
+    }
+    if ctx.accessors.iter().any(|a| a.tile.is_some()) {
+        // Staging ends in a barrier, which every work-item must reach in
+        // the same call (PoCL, like the OpenCL specification, requires
+        // that): one call with this block's edge flags as run-time values
+        // instead of one call site per region.
+        s.push_str(&format!(
+            "    const int fb = {fallback};\n    {}\n}}\n",
+            call("fb || l, fb || r, fb || t, fb || b")
+        ));
+        return s;
     }
     s.push_str(&format!(
         "    if ({fallback}) {{ /* fallback: every check */\n        {}\n    }}",
