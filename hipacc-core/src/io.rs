@@ -354,8 +354,22 @@ fn encode_exr(
 }
 
 /// Writes through `write` into a temporary file beside `path`, then renames
-/// it to `path`. The temporary file is removed on any failure.
-fn write_atomically(
+/// it to `path`: the file appears complete or not at all, and an existing
+/// `path` is replaced only by a complete one. The temporary file is removed
+/// on any failure; `write`'s error becomes "cannot encode: ...".
+///
+/// ```
+/// use hipacc_core::io::write_atomically;
+/// use std::io::Write;
+/// let path = std::env::temp_dir().join(format!("hipacc-atomic-{}.txt", std::process::id()));
+/// write_atomically(&path, |out| out.write_all(b"done").map_err(|e| e.to_string()))?;
+/// assert_eq!(std::fs::read(&path).unwrap(), b"done");
+/// assert!(write_atomically(&path, |_| Err("no".into())).is_err());
+/// assert_eq!(std::fs::read(&path).unwrap(), b"done");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), hipacc_core::Error>(())
+/// ```
+pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> std::result::Result<(), String>,
 ) -> Result<()> {

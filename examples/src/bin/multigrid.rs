@@ -21,11 +21,13 @@
 //! `error_vs_exact`, `error_after_fmg`, `ms_per_cycle` (median) and
 //! `ms_per_level` (of the last cycle, from its trace).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
+use hipacc::core::io::write_atomically;
 use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
 use hipacc::Device;
 use hipacc_examples::multigrid::{median, residual_plot, smoother_name, Problem, Start};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -149,7 +151,10 @@ fn run(args: Args) -> Result<()> {
         dev.name()
     );
     if let Some(path) = &args.plot {
-        write_atomically(path, &residual_plot(&out.residuals, &title))?;
+        let svg = residual_plot(&out.residuals, &title);
+        write_atomically(path, |f| {
+            f.write_all(svg.as_bytes()).map_err(|e| e.to_string())
+        })?;
     }
     if args.timings {
         println!("{}", out.trace.timing_table());
@@ -212,22 +217,4 @@ fn per_level_ms(trace: &hipacc::Trace, levels: usize) -> Vec<f64> {
         }
     }
     ms
-}
-
-/// Writes `text` to `path` through a temporary file in the same directory.
-fn write_atomically(path: &std::path::Path, text: &str) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("plot"),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
 }

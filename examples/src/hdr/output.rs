@@ -21,13 +21,13 @@
 //! and an existing target is replaced only by a complete image.
 
 use anyhow::{anyhow, bail, Result};
+use hipacc::core::io::write_atomically;
 use hipacc::core::{Image, Rgba};
 use image::codecs::jpeg::JpegEncoder;
 use image::codecs::openexr::OpenExrEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, ImageEncoder};
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -118,9 +118,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
         Ok(_) => return Err(fail(format!("{} is not a directory", dir.display()))),
         Err(e) => return Err(fail(format!("cannot write in {}: {e}", dir.display()))),
     }
-    let probe = TempFile::create(path).map_err(|e| fail(format!("cannot write: {e}")))?;
-    drop(probe);
-    Ok(())
+    probe(path).map_err(|e| fail(format!("cannot write: {e}")))
 }
 
 /// Writes `image`'s red, green and blue in `kind`'s format (see the module
@@ -146,24 +144,20 @@ pub fn save(image: &Image<Rgba<f32>>, path: &Path, kind: OutputKind) -> Result<(
             ExtendedColorType::Rgb32F,
         ),
     };
-    let mut tmp = TempFile::create(path).map_err(|e| fail(format!("cannot write: {e}")))?;
-    let mut out = BufWriter::new(&mut tmp.file);
-    let encoded = match kind {
-        OutputKind::Png8 | OutputKind::Png16 => {
-            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub)
-                .write_image(&bytes, w, h, color)
+    write_atomically(path, |out| {
+        match kind {
+            OutputKind::Png8 | OutputKind::Png16 => {
+                PngEncoder::new_with_quality(out, CompressionType::Fast, FilterType::Sub)
+                    .write_image(&bytes, w, h, color)
+            }
+            OutputKind::Jpeg(q) => {
+                JpegEncoder::new_with_quality(out, q).write_image(&bytes, w, h, color)
+            }
+            OutputKind::Exr => OpenExrEncoder::new(out).write_image(&bytes, w, h, color),
         }
-        OutputKind::Jpeg(q) => {
-            JpegEncoder::new_with_quality(&mut out, q).write_image(&bytes, w, h, color)
-        }
-        OutputKind::Exr => OpenExrEncoder::new(&mut out).write_image(&bytes, w, h, color),
-    };
-    encoded.map_err(|e| fail(format!("cannot encode: {e}")))?;
-    out.flush()
-        .map_err(|e| fail(format!("cannot write: {e}")))?;
-    drop(out);
-    tmp.persist()
-        .map_err(|e| fail(format!("cannot write: {e}")))
+        .map_err(|e| e.to_string())
+    })
+    .map_err(|e| anyhow!("{e}"))
 }
 
 /// `[0, 1]` to 8 bits: clamped, scaled, rounded to nearest; NaN to 0.
@@ -190,51 +184,21 @@ fn directory_of(path: &Path) -> PathBuf {
     }
 }
 
-/// A temporary file beside a target, removed when dropped unless
-/// [`TempFile::persist`] renamed it over the target.
-struct TempFile {
-    file: File,
-    temp: PathBuf,
-    target: PathBuf,
-    done: bool,
-}
-
-impl TempFile {
-    fn create(target: &Path) -> std::io::Result<TempFile> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let name = target.file_name().ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name")
-        })?;
-        let temp = directory_of(target).join(format!(
-            ".{}.{}-{}.tmp",
-            name.to_string_lossy(),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = File::options().write(true).create_new(true).open(&temp)?;
-        Ok(TempFile {
-            file,
-            temp,
-            target: target.to_path_buf(),
-            done: false,
-        })
-    }
-
-    /// Flushes the file to disk and renames it over the target.
-    fn persist(mut self) -> std::io::Result<()> {
-        self.file.sync_all()?;
-        std::fs::rename(&self.temp, &self.target)?;
-        self.done = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
+/// Creates and removes an empty file beside `target`: whether files can be
+/// written there.
+fn probe(target: &Path) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let temp = directory_of(target).join(format!(
+        ".{}.{}-{}.probe",
+        name.to_string_lossy(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    File::options().write(true).create_new(true).open(&temp)?;
+    std::fs::remove_file(&temp)
 }
 
 #[cfg(test)]
