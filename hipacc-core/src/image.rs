@@ -260,6 +260,16 @@ pub trait DynImage: Send + Sync {
     fn with_storage(&self, f: &mut dyn FnMut(&mut dyn ErasedStorage) -> Result<()>) -> Result<()>;
 }
 
+/// Read access to the host pixels of a type-erased image, if its pixels are
+/// `T` (`None` otherwise): how a backend that knows the pixel type from the
+/// IR reads an accessor's image directly.
+pub fn read_as<T: Pixel>(image: &dyn DynImage) -> Option<Result<ReadGuard<'_, T>>> {
+    image
+        .as_any()
+        .downcast_ref::<ImageShared<T>>()
+        .map(ImageShared::read)
+}
+
 /// An image's [`Storage`] with the pixels as bytes, for backends.
 pub trait ErasedStorage {
     /// Host pixels as bytes (row-major, tightly packed).

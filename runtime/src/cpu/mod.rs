@@ -10,19 +10,24 @@
 //! 2. takes each accessor's footprint from the IR (cached per kernel type and
 //!    slots, see [`plan`]) and computes the [`interior`]: the rectangle of
 //!    output pixels whose reads all stay inside every accessor's region;
-//! 3. splits the output rows into bands run in parallel by rayon (small
+//! 3. runs a kernel whose body is one convolution with a rank-1 mask as two
+//!    one-dimensional passes ([`separable`]) and returns;
+//! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). Each row outside the interior
 //!    runs `Border` throughout; an interior row runs `Border` on its left and
-//!    right strips and `Interior` in a plain loop over the middle slice,
-//!    which LLVM vectorises where the body allows.
+//!    right strips and `Interior` over the middle slice, in the loop shape
+//!    the plan chose for the body ([`plan::LoopShape`]), which LLVM
+//!    vectorises where the body allows.
 
 mod interior;
 mod plan;
+mod separable;
 
 use crate::Result;
 use hipacc_core::cpu::{Border, Interior as Unchecked};
 use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
+use plan::LoopShape;
 use rayon::prelude::*;
 
 /// Launches with fewer output pixels run on the calling thread: below this,
@@ -33,14 +38,14 @@ const SERIAL_PIXELS: usize = 8 * 1024;
 /// band's input rows stay in cache (32 rows of a 2048-wide image).
 const BAND_PIXELS: usize = 64 * 1024;
 
-/// Interior pixels computed per step: two SSE vectors of f32.
+/// Interior pixels per step of [`LoopShape::Lanes`]: two SSE vectors of f32.
 const LANES: usize = 8;
 
 /// Runs `kernel` over `space` on the CPU.
 pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) -> Result<()> {
     let bindings = kernel.bindings();
     check_aliasing::<K>(&bindings, space.image().id())?;
-    let reaches = plan::reaches(kernel, &bindings)?;
+    let plan = plan::plan(kernel, &bindings)?;
     let rect = space.rect();
     let inner = interior::interior(
         rect,
@@ -48,16 +53,34 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
             .accessors
             .iter()
             .map(|a| a.region)
-            .zip(reaches.iter().copied()),
+            .zip(plan.reaches.iter().copied()),
     );
-    let views = kernel.cpu_views_in(rect)?;
+    let shape = plan.shape;
     let width = space.image().width();
+    if let Some(conv) = plan.convolution {
+        let mask = &bindings.masks[conv.mask];
+        let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
+        let size = (mask.slot.width as usize, mask.slot.height as usize);
+        let mut out = space.image().write()?;
+        let acc = &bindings.accessors[conv.acc];
+        if separable::run(acc, &coefficients, size, &mut out, width, rect)? {
+            return Ok(());
+        }
+    }
+    let views = kernel.cpu_views_in(rect)?;
     let mut out = space.image().write()?;
     let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
     let cols = rect.x..rect.x + rect.width;
     if rect.width * rect.height < SERIAL_PIXELS {
         for (i, row) in rows.chunks_mut(width).enumerate() {
-            run_row::<K>(&views, &inner, rect.x, rect.y + i, &mut row[cols.clone()]);
+            run_row::<K>(
+                &views,
+                &inner,
+                shape,
+                rect.x,
+                rect.y + i,
+                &mut row[cols.clone()],
+            );
         }
         return Ok(());
     }
@@ -67,7 +90,7 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
         .for_each(|(b, chunk)| {
             for (i, row) in chunk.chunks_mut(width).enumerate() {
                 let y = rect.y + b * band + i;
-                run_row::<K>(&views, &inner, rect.x, y, &mut row[cols.clone()]);
+                run_row::<K>(&views, &inner, shape, rect.x, y, &mut row[cols.clone()]);
             }
         });
     Ok(())
@@ -98,6 +121,7 @@ fn band_rows(width: usize, height: usize) -> usize {
 fn run_row<K: KernelBody>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
+    shape: LoopShape,
     x0: usize,
     y: usize,
     row: &mut [K::Output],
@@ -109,7 +133,11 @@ fn run_row<K: KernelBody>(
     let (left, rest) = row.split_at_mut(inner.cols.start - x0);
     let (middle, right) = rest.split_at_mut(inner.cols.len());
     run_border::<K>(views, x0, y, left);
-    interior_loop::<K>(views, inner.cols.start as isize, y as isize, middle);
+    let (xs, yi) = (inner.cols.start as isize, y as isize);
+    match shape {
+        LoopShape::Plain => plain_loop::<K>(views, xs, yi, middle),
+        LoopShape::Lanes => lanes_loop::<K>(views, xs, yi, middle),
+    }
     run_border::<K>(views, inner.cols.end, y, right);
 }
 
@@ -122,30 +150,37 @@ fn run_border<K: KernelBody>(views: &K::CpuViews<'_>, x0: usize, y: usize, row: 
     }
 }
 
-/// The interior loop. Eight pixels per step into a local array: eight copies
-/// of the body with consecutive loads, which LLVM's SLP vectoriser turns into
-/// vector code even where the loop vectoriser gives up (an unrolled 5x5 mask).
-#[inline(always)]
-fn interior_loop<K: KernelBody>(
-    views: &K::CpuViews<'_>,
-    xs: isize,
-    y: isize,
-    row: &mut [K::Output],
-) {
-    let done = row.len() / LANES * LANES;
-    let mut lanes = row.chunks_exact_mut(LANES);
-    for (c, chunk) in lanes.by_ref().enumerate() {
-        let x = xs + (c * LANES) as isize;
+/// The [`LoopShape::Plain`] interior loop. Not inlined, so that `row` stays
+/// a `noalias` parameter: LLVM then knows the stores cannot change what the
+/// views read and vectorises without run-time overlap checks.
+#[inline(never)]
+fn plain_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+    for (i, out) in row.iter_mut().enumerate() {
         // SAFETY: the caller passes pixels of the interior, computed by
         // `interior::interior` as the pixels at which every offset of every
         // accessor's footprint reads inside that accessor's region; the views
         // were made from the same bindings and space origin.
+        *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + i as isize, y) };
+    }
+}
+
+/// The [`LoopShape::Lanes`] interior loop: [`LANES`] pixels per step into a
+/// local array, eight copies of the body with consecutive loads, which
+/// LLVM's SLP vectoriser turns into vector code where the loop vectoriser
+/// gives up (an unrolled 5x5 mask).
+#[inline(always)]
+fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+    let done = row.len() / LANES * LANES;
+    let mut lanes = row.chunks_exact_mut(LANES);
+    for (c, chunk) in lanes.by_ref().enumerate() {
+        let x = xs + (c * LANES) as isize;
+        // SAFETY: as in `plain_loop`.
         let values: [K::Output; LANES] =
             std::array::from_fn(|k| unsafe { K::cpu_pixel::<Unchecked>(views, x + k as isize, y) });
         chunk.copy_from_slice(&values);
     }
     for (i, out) in lanes.into_remainder().iter_mut().enumerate() {
-        // SAFETY: as above.
+        // SAFETY: as in `plain_loop`.
         *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + (done + i) as isize, y) };
     }
 }

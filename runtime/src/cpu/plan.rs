@@ -1,4 +1,5 @@
-//! Per-kernel launch plans: each accessor's reach, derived from the IR.
+//! Per-kernel launch plans: each accessor's reach and the interior loop's
+//! shape, derived from the IR.
 //!
 //! Lowering the captured body and computing footprints allocates and walks
 //! the whole IR; for small launches (coarse multigrid levels) that would cost
@@ -9,6 +10,7 @@
 //! lowering with the same slots.
 
 use super::interior::{AxisReach, Reach};
+use super::separable::{convolution, Convolution};
 use crate::Result;
 use hipacc_core::ir::footprint::{affine_footprints, AffineAxis, AffineFootprint};
 use hipacc_core::ir::{AccessorSlot, DomainSlot, MaskSlot, ParamSlot};
@@ -32,17 +34,42 @@ struct Key {
     params: Vec<ParamSlot>,
 }
 
-type Reaches = Arc<[Option<Reach>]>;
+/// How the interior loop runs the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LoopShape {
+    /// One pixel per iteration, for LLVM's loop vectoriser: best for bodies
+    /// with few reads (point operators, small stencils), which it turns into
+    /// whole-vector loads.
+    Plain,
+    /// Eight pixels per step into a local array: for bodies with wide
+    /// windows, whose unrolled reads the loop vectoriser leaves scalar and
+    /// the SLP vectoriser packs.
+    Lanes,
+}
 
-fn cache() -> &'static Mutex<HashMap<Key, Reaches>> {
-    static CACHE: OnceLock<Mutex<HashMap<Key, Reaches>>> = OnceLock::new();
+/// Footprints at most this wide (in columns) run as [`LoopShape::Plain`].
+const PLAIN_MAX_WIDTH: f64 = 3.0;
+
+/// What a launch needs from the kernel's IR.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    /// The reach of each accessor (in field order), `None` where unbounded.
+    pub(crate) reaches: Arc<[Option<Reach>]>,
+    /// The interior loop to run.
+    pub(crate) shape: LoopShape,
+    /// Set when the body is one convolution, which runs in two passes when
+    /// its mask separates ([`super::separable`]).
+    pub(crate) convolution: Option<Convolution>,
+}
+
+fn cache() -> &'static Mutex<HashMap<Key, Plan>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, Plan>>> = OnceLock::new();
     CACHE.get_or_init(Mutex::default)
 }
 
-/// The reach of each accessor of `kernel` (in field order), `None` where it
-/// is unbounded. Lowers the kernel (which validates its bindings) unless a
-/// kernel of the same type with the same slots was planned before.
-pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reaches> {
+/// The plan of `kernel`. Lowers the kernel (which validates its bindings)
+/// unless a kernel of the same type with the same slots was planned before.
+pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
     let key = Key {
         name: K::NAME,
         body: K::surface() as *const _ as usize,
@@ -56,10 +83,10 @@ pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reac
         .unwrap_or_else(PoisonError::into_inner)
         .get(&key)
     {
-        return Ok(Arc::clone(hit));
+        return Ok(hit.clone());
     }
     let ir = kernel.ir()?;
-    let reaches: Reaches = affine_footprints(&ir)
+    let reaches: Arc<[Option<Reach>]> = affine_footprints(&ir)
         .into_iter()
         .zip(&ir.accessors)
         .map(|(f, slot)| match slot.interpolation {
@@ -69,12 +96,25 @@ pub(crate) fn reaches<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Reac
             _ => None,
         })
         .collect();
+    let wide = reaches
+        .iter()
+        .flatten()
+        .any(|r| r.x.coef == 0.0 && r.x.hi - r.x.lo + 1.0 > PLAIN_MAX_WIDTH);
+    let plan = Plan {
+        convolution: convolution(&ir),
+        reaches,
+        shape: if wide {
+            LoopShape::Lanes
+        } else {
+            LoopShape::Plain
+        },
+    };
     let mut map = cache().lock().unwrap_or_else(PoisonError::into_inner);
     if map.len() >= CAPACITY {
         map.clear();
     }
-    map.insert(key, Arc::clone(&reaches));
-    Ok(reaches)
+    map.insert(key, plan.clone());
+    Ok(plan)
 }
 
 fn reach_of(f: AffineFootprint) -> Reach {
