@@ -118,6 +118,8 @@ pub(crate) fn factors(
 
 /// The float types the passes run in.
 trait Float: Pixel + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    /// Machine epsilon.
+    const EPSILON: f64;
     /// `v` rounded to this type.
     fn from_f64(v: f64) -> Self;
     /// Runs `f` with this thread's scratch buffer, reused across launches.
@@ -127,6 +129,7 @@ trait Float: Pixel + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
 macro_rules! float {
     ($t:ty) => {
         impl Float for $t {
+            const EPSILON: f64 = <$t>::EPSILON as f64;
             fn from_f64(v: f64) -> $t {
                 v as $t
             }
@@ -142,52 +145,36 @@ macro_rules! float {
 float!(f32);
 float!(f64);
 
-/// Runs the convolution `conv` of a kernel with output `T` into the `space`
+/// Runs the convolution of an accessor (a kernel with output `T`) into the `space`
 /// rectangle of `out` (the output image's rows, `out_width` wide), if the
 /// mask `coefficients` (row-major, `w x h`) separate. Returns `false`,
 /// having written nothing, when they do not.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn run<T: Pixel>(
     acc: &AccessorBinding,
     coefficients: &[f64],
-    (w, h): (usize, usize),
+    size: (usize, usize),
     out: &mut [T],
     out_width: usize,
     space: Rect,
 ) -> Result<bool> {
-    if TypeId::of::<T>() == TypeId::of::<f32>() {
-        // SAFETY: `T` is `f32` (same type id), so the slice is reinterpreted
-        // as itself.
-        let out =
-            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len()) };
-        run_typed::<f32>(
-            acc,
-            coefficients,
-            (w, h),
-            out,
-            out_width,
-            space,
-            f64::from(f32::EPSILON),
-        )
-    } else if TypeId::of::<T>() == TypeId::of::<f64>() {
-        // SAFETY: as above, with `f64`.
-        let out =
-            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f64>(), out.len()) };
-        run_typed::<f64>(
-            acc,
-            coefficients,
-            (w, h),
-            out,
-            out_width,
-            space,
-            f64::EPSILON,
-        )
+    if let Some(out) = as_float::<T, f32>(out) {
+        run_typed(acc, coefficients, size, out, out_width, space)
+    } else if let Some(out) = as_float::<T, f64>(out) {
+        run_typed(acc, coefficients, size, out, out_width, space)
     } else {
         Ok(false)
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// `out` as a slice of `F`, when `T` is `F`.
+fn as_float<T: Pixel, F: Float>(out: &mut [T]) -> Option<&mut [F]> {
+    (TypeId::of::<T>() == TypeId::of::<F>()).then(|| {
+        // SAFETY: `T` and `F` are the same type (same type id), so the slice
+        // is reinterpreted as itself.
+        unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<F>(), out.len()) }
+    })
+}
+
 fn run_typed<T: Float>(
     acc: &AccessorBinding,
     coefficients: &[f64],
@@ -195,9 +182,8 @@ fn run_typed<T: Float>(
     out: &mut [T],
     out_width: usize,
     space: Rect,
-    eps: f64,
 ) -> Result<bool> {
-    let Some((kx, ky)) = factors(coefficients, w, h, 4.0 * eps) else {
+    let Some((kx, ky)) = factors(coefficients, w, h, 4.0 * T::EPSILON) else {
         return Ok(false);
     };
     acc.region.check_in(acc.image.width(), acc.image.height())?;
