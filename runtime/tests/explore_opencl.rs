@@ -20,6 +20,7 @@ impl Blur3 {
 }
 
 #[test]
+#[ignore = "issue #3: passes, but after its ~100 PoCL launches the test process dies with SIGSEGV at exit (inside the OpenCL driver's teardown); run with --ignored"]
 fn explore_times_every_config_and_later_launches_use_the_winner() {
     // Set before any device thread exists (the other test of this binary
     // reads no variable): getenv in driver threads races with setenv.
