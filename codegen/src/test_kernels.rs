@@ -493,6 +493,7 @@ pub(crate) fn all() -> Vec<Kernel> {
         jacobi(),
         convolve(5, 5),
         convolve(1, 9),
+        convolve(9, 9),
         read_at_x(),
         row_loop(-3, 4),
         domain_max(),

@@ -76,8 +76,8 @@ fn run_filter(filter: &str, boundary: &str, backend: &str, input: &Path, out: &P
 
 #[test]
 fn opencl_matches_cpu_for_every_filter_and_boundary() {
-    // About 60 program builds: minutes on PoCL when cold (issue #3 tracks
-    // the compile time of region variants). Opt in with HIPACC_SLOW_OPENCL=1;
+    // About 60 program builds in as many processes: minutes on PoCL when
+    // cold. Opt in with HIPACC_SLOW_OPENCL=1 (the test command does);
     // `filters.rs` runs a reduced matrix by default.
     if std::env::var_os("HIPACC_SLOW_OPENCL").is_none() {
         println!(

@@ -103,6 +103,28 @@ fn every_cuda_variant_compiles_and_assembles_for_sm_90() {
 }
 
 #[test]
+fn windows_printed_as_loops_compile_and_assemble_for_sm_90() {
+    if !toolchain() {
+        return;
+    }
+    // 15x15 is above the unrolling limit: the window is one loop, with the
+    // coefficients as a table (literal) or in constant memory (dynamic).
+    let input = Image::<f32>::new(64, 64).unwrap();
+    let coefficients: Vec<f32> = (0..225).map(|i| 1.0 / (i + 1) as f32).collect();
+    let mask = Mask::from_vec(15, 15, coefficients).unwrap();
+    let target = Target::lookup("h200").unwrap();
+    let mut total = 0;
+    for mask in [mask.clone(), mask.dynamic()] {
+        let k = gpu_support::Gauss {
+            input: Accessor::new(&input).with_boundary(Boundary::Mirror),
+            mask,
+        };
+        total += check_every_variant(&k.ir().unwrap(), target);
+    }
+    println!("{total} CUDA variants with a 15x15 window compiled and assembled for sm_90");
+}
+
+#[test]
 fn interpolating_reads_compile_and_assemble_for_sm_90() {
     if !toolchain() {
         return;

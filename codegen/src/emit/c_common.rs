@@ -12,6 +12,7 @@
 //! - Local reductions and `iterate` are unrolled over the window's positions
 //!   in row-major order, the offsets bound as constants so reads and mask
 //!   coefficients fold; a reduction starts from the first position's value.
+//!   Windows larger than 8x8 positions are printed as one loop instead.
 //!
 //! Expressions that need statements (`if` expressions, reductions, `&&`
 //! whose right side needs statements) are hoisted into temporaries; operands
@@ -259,7 +260,15 @@ impl<'a> Printer<'a> {
                 dy,
                 body,
             } => {
-                for (px, py) in super::super::passes::window::positions(self.k, *window) {
+                let positions = super::super::passes::window::positions(self.k, *window);
+                if let Some(shape) = rolled(self.k, *window, positions.len()) {
+                    self.open_rolled(*dx, *dy, shape, 0);
+                    self.block(body);
+                    self.indent -= 1;
+                    self.line("}");
+                    return;
+                }
+                for (px, py) in positions {
                     self.open_position(*dx, *dy, px, py);
                     self.block(body);
                     self.close_position(*dx, *dy);
@@ -283,6 +292,24 @@ impl<'a> Printer<'a> {
         ));
         self.consts.insert(dx, px as i64);
         self.consts.insert(dy, py as i64);
+    }
+
+    // for (int i = 1; i < 225; ++i) {
+    //     const int dx = i % 15 - 7, dy = i / 15 - 7;
+    fn open_rolled(&mut self, dx: VarId, dy: VarId, shape: RolledWindow, first: usize) {
+        let i = self.fresh();
+        let (nx, ny) = (self.var_name(dx), self.var_name(dy));
+        self.line(&format!(
+            "for (int {i} = {first}; {i} < {}; ++{i}) {{",
+            shape.width * shape.height
+        ));
+        self.indent += 1;
+        self.line(&format!(
+            "const int {nx} = {i} % {w} - {hw}, {ny} = {i} / {w} - {hh};",
+            w = shape.width,
+            hw = shape.width / 2,
+            hh = shape.height / 2
+        ));
     }
 
     fn close_position(&mut self, dx: VarId, dy: VarId) {
@@ -479,8 +506,15 @@ impl<'a> Printer<'a> {
             c_type(ty),
             positions.len()
         ));
+        let shape = rolled(self.k, window, positions.len());
         for (i, (px, py)) in positions.into_iter().enumerate() {
-            self.open_position(dx, dy, px, py);
+            match shape {
+                // Position 0 is unrolled, so the reduction still starts
+                // from its value; the loop covers the rest.
+                Some(shape) if i == 1 => self.open_rolled(dx, dy, shape, 1),
+                Some(_) if i > 1 => break,
+                _ => self.open_position(dx, dy, px, py),
+            }
             let v = self.block(body).unwrap_or_else(|| zero.clone());
             let combined = if i == 0 {
                 v
@@ -506,6 +540,32 @@ impl<'a> Printer<'a> {
         }
         t
     }
+}
+
+/// Windows with more positions than this are printed as a loop: a fully
+/// unrolled 15x15 window, repeated in every border-region variant, made
+/// PoCL's LLVM spend minutes on one program, while the coefficients and
+/// offsets of windows this large gain little from folding.
+const UNROLL_MAX_POSITIONS: usize = 64;
+
+/// The extent of a window printed as a loop.
+#[derive(Clone, Copy, Debug)]
+struct RolledWindow {
+    width: u32,
+    height: u32,
+}
+
+/// How `window` is printed: `Some` for a loop over its row-major positions
+/// (a full rectangle of more than [`UNROLL_MAX_POSITIONS`]), `None` to
+/// unroll it. Domains with holes stay unrolled: their positions are not a
+/// range.
+fn rolled(k: &Kernel, window: Window, positions: usize) -> Option<RolledWindow> {
+    let (width, height) = match window {
+        Window::Mask(i) => k.masks.get(i).map(|m| (m.width, m.height))?,
+        Window::Domain(i) => k.domains.get(i).map(|d| (d.width, d.height))?,
+    };
+    let full = positions == (width * height) as usize;
+    (full && positions > UNROLL_MAX_POSITIONS).then_some(RolledWindow { width, height })
 }
 
 /// An offset of a read or mask coefficient.

@@ -140,6 +140,24 @@ fn reductions_unroll_row_major_from_the_first_position() {
 }
 
 #[test]
+fn windows_above_eight_by_eight_print_one_loop() {
+    let c = Config::uniform(1, BlockShape { x: 32, y: 4 });
+    let unrolled = gen(&tk::convolve(8, 8), &c, "pocl", Language::OpenCl).source;
+    assert!(unrolled.contains("dx = 3, dy = 3"));
+    assert!(!unrolled.contains("% 8 - 4"));
+    for language in [Language::OpenCl, Language::Cuda] {
+        let src = gen(&tk::convolve(9, 9), &c, "h100", language).source;
+        // The first position starts the sum; one loop covers the other 80.
+        assert!(src.contains("dx = -4, dy = -4"), "{src}");
+        assert!(!src.contains("dx = -3, dy = -4"), "{src}");
+        assert!(src.contains("; t2 < 81; ++t2) {"), "{src}");
+        assert!(src.contains("= t2 % 9 - 4, dy_1 = t2 / 9 - 4;"), "{src}");
+        // Literal coefficients at run-time offsets come from a table.
+        assert!(src.contains("hipacc_coef_"), "{src}");
+    }
+}
+
+#[test]
 fn literal_masks_fold_and_constant_masks_index() {
     let k = tk::convolve(3, 3);
     let mut c = Config::uniform(1, BlockShape { x: 32, y: 4 });
