@@ -49,6 +49,57 @@ impl InputFirst {
     }
 }
 
+/// Every second pixel along both axes (a pyramid's reduce step).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Decimate {
+    input: Accessor<f32>,
+    mask: Mask<f32>,
+}
+
+#[kernel_body]
+impl Decimate {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(x() + dx, y() + dy)
+        })
+    }
+}
+
+/// Every second pixel along x only, in `f64`, operands swapped.
+#[derive(Kernel)]
+#[kernel(output = f64)]
+struct DecimateX {
+    input: Accessor<f64>,
+    mask: Mask<f64>,
+}
+
+#[kernel_body]
+impl DecimateX {
+    fn kernel(&self) -> f64 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.input.at(dx + x(), dy) * self.mask.at(dx, dy)
+        })
+    }
+}
+
+/// Every second pixel along y only.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct DecimateY {
+    input: Accessor<f32>,
+    mask: Mask<f32>,
+}
+
+#[kernel_body]
+impl DecimateY {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx, dy + y())
+        })
+    }
+}
+
 /// A rank-1 mask: the outer product of two small-integer taps over 64.
 fn rank1(w: usize, h: usize) -> (Vec<f64>, Vec<f64>) {
     let row = (0..w).map(|i| (1 + (i * 5) % 7) as f64 / 8.0).collect();
@@ -197,4 +248,76 @@ fn masks_that_do_not_separate_still_match() {
         9,
         f64::from(f32::EPSILON),
     );
+}
+
+#[test]
+fn decimating_convolutions_match_the_evaluator() {
+    let sizes = [(1, 1), (1, 7), (2, 3), (5, 17), (64, 64), (127, 33)];
+    let masks = [(3, 3), (5, 5), (7, 7), (9, 3), (15, 15)];
+    let eps32 = f64::from(f32::EPSILON);
+    for (w, h) in sizes {
+        let src64 = Image::from_fn(w, h, value).expect("image");
+        let src32 = Image::from_fn(w, h, |x, y| value(x, y) as f32).expect("image");
+        // The coarse grid: half the size, rounded up.
+        let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+        for (mw, mh) in masks {
+            let (row, col) = rank1(mw, mh);
+            let c = coefficients(&row, &col);
+            let c32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+            let m32 = || Mask::from_vec(mw, mh, c32.clone()).expect("mask");
+            for b in boundaries(0.75) {
+                let b32 = match b {
+                    Boundary::Constant(v) => Boundary::Constant(v as f32),
+                    Boundary::Clamp => Boundary::Clamp,
+                    Boundary::Repeat => Boundary::Repeat,
+                    Boundary::Mirror => Boundary::Mirror,
+                    Boundary::MirrorInterior => Boundary::MirrorInterior,
+                    Boundary::Undefined => Boundary::Undefined,
+                };
+                let what = format!("{w}x{h} mask {mw}x{mh} {b:?}");
+                let terms = mw * mh;
+                let both = Decimate {
+                    input: Accessor::new(&src32).with_boundary(b32),
+                    mask: m32(),
+                };
+                let full = Rect::full(cw, ch);
+                check(&format!("xy {what}"), &both, (cw, ch), full, terms, eps32);
+                let along_x = DecimateX {
+                    input: Accessor::new(&src64).with_boundary(b),
+                    mask: Mask::from_vec(mw, mh, c.clone()).expect("mask"),
+                };
+                let full = Rect::full(cw, h);
+                check(
+                    &format!("x {what}"),
+                    &along_x,
+                    (cw, h),
+                    full,
+                    terms,
+                    f64::EPSILON,
+                );
+                let along_y = DecimateY {
+                    input: Accessor::new(&src32).with_boundary(b32),
+                    mask: m32(),
+                };
+                check(
+                    &format!("y {what}"),
+                    &along_y,
+                    (w, ch),
+                    Rect::full(w, ch),
+                    terms,
+                    eps32,
+                );
+                if w > 4 && h > 4 {
+                    // A space away from the origin reads from `2 p + origin`.
+                    let region = Rect::new(1, 2, w - 3, h - 4);
+                    let k = Decimate {
+                        input: Accessor::new(&src32).with_boundary(b32).with_region(region),
+                        mask: m32(),
+                    };
+                    let space = Rect::new(1, 2, cw - 2, ch - 2);
+                    check(&format!("xy roi {what}"), &k, (cw, ch), space, terms, eps32);
+                }
+            }
+        }
+    }
 }

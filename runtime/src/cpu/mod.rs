@@ -63,7 +63,7 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
         let size = (mask.slot.width as usize, mask.slot.height as usize);
         let mut out = space.image().write()?;
         let acc = &bindings.accessors[conv.acc];
-        if separable::run(acc, &coefficients, size, &mut out, width, rect)? {
+        if separable::run(conv, acc, &coefficients, size, &mut out, width, rect)? {
             return Ok(());
         }
     }

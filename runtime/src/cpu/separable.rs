@@ -1,6 +1,9 @@
 //! Separable convolutions: a kernel whose whole body is
 //! `convolve(m, Sum, |dx, dy| m.at(dx, dy) * a.at(dx, dy))` over a rank-1
-//! mask runs as a horizontal pass and a vertical pass.
+//! mask runs as a horizontal pass and a vertical pass. Reads at
+//! `a.at(x() + dx, y() + dy)` (either axis) are the same convolution
+//! evaluated at every second source pixel: the reduce step of a Gaussian
+//! pyramid.
 //!
 //! A `w x h` mask costs `w · h` multiply-adds per pixel when applied
 //! directly and `w + h` in two passes (10 instead of 25 for the 5x5
@@ -41,6 +44,10 @@ pub(crate) struct Convolution {
     pub(crate) acc: usize,
     /// Mask slot convolved with.
     pub(crate) mask: usize,
+    /// Source pixels per output pixel along x and y: 1 for reads at
+    /// `(dx, dy)`, 2 for reads at `x() + dx` / `y() + dy` (decimation, as
+    /// in a Gaussian pyramid's reduce step).
+    pub(crate) stride: (usize, usize),
 }
 
 /// The convolution `k` consists of, if it is one.
@@ -71,10 +78,13 @@ pub(crate) fn convolution(k: &ir::Kernel) -> Option<Convolution> {
             if m == mask && is_offset(a, dx) && is_offset(b, dy))
     };
     let read = |e: &Expr| match &e.kind {
-        ExprKind::Read { acc, dx: a, dy: b } if is_offset(a, dx) && is_offset(b, dy) => Some(*acc),
+        ExprKind::Read { acc, dx: a, dy: b } => Some((
+            *acc,
+            (stride(a, dx, &ExprKind::X)?, stride(b, dy, &ExprKind::Y)?),
+        )),
         _ => None,
     };
-    let acc = if is_coef(lhs) {
+    let (acc, stride) = if is_coef(lhs) {
         read(rhs)?
     } else if is_coef(rhs) {
         read(lhs)?
@@ -84,8 +94,32 @@ pub(crate) fn convolution(k: &ir::Kernel) -> Option<Convolution> {
     let slot = &k.accessors[acc];
     let float_scalar = k.output.lanes == 1 && k.output.scalar.is_float();
     let same_type = slot.pixel == k.output && k.masks[*mask].ty == k.output;
-    (float_scalar && same_type && slot.interpolation == Interpolation::None)
-        .then_some(Convolution { acc, mask: *mask })
+    (float_scalar && same_type && slot.interpolation == Interpolation::None).then_some(
+        Convolution {
+            acc,
+            mask: *mask,
+            stride,
+        },
+    )
+}
+
+/// The stride of a read offset along one axis: 1 for the window offset `v`
+/// alone, 2 for `coord + v` (either order), where `coord` is `x()` or
+/// `y()`.
+fn stride(e: &Expr, v: &ir::VarId, coord: &ExprKind) -> Option<usize> {
+    let is_var = |e: &Expr| matches!(e.kind, ExprKind::Var(x) if x == *v);
+    match &e.kind {
+        ExprKind::Var(_) if is_var(e) => Some(1),
+        ExprKind::Binary {
+            op: BinaryOp::Add,
+            lhs,
+            rhs,
+        } => {
+            let pair = (is_var(lhs) && rhs.kind == *coord) || (is_var(rhs) && lhs.kind == *coord);
+            pair.then_some(2)
+        }
+        _ => None,
+    }
 }
 
 /// `(kx, ky)` with `ky[j] · kx[i]` equal to the `w x h` row-major mask
@@ -145,11 +179,12 @@ macro_rules! float {
 float!(f32);
 float!(f64);
 
-/// Runs the convolution of an accessor (a kernel with output `T`) into the `space`
-/// rectangle of `out` (the output image's rows, `out_width` wide), if the
-/// mask `coefficients` (row-major, `w x h`) separate. Returns `false`,
-/// having written nothing, when they do not.
+/// Runs the convolution of an accessor (a kernel with output `T`) into the
+/// `space` rectangle of `out` (the output image's rows, `out_width` wide),
+/// if the mask `coefficients` (row-major, `w x h`) separate. Returns
+/// `false`, having written nothing, when they do not.
 pub(crate) fn run<T: Pixel>(
+    conv: Convolution,
     acc: &AccessorBinding,
     coefficients: &[f64],
     size: (usize, usize),
@@ -157,13 +192,29 @@ pub(crate) fn run<T: Pixel>(
     out_width: usize,
     space: Rect,
 ) -> Result<bool> {
+    let mask = Mask {
+        coefficients,
+        size,
+        stride: conv.stride,
+    };
     if let Some(out) = as_float::<T, f32>(out) {
-        run_typed(acc, coefficients, size, out, out_width, space)
+        run_typed(acc, mask, out, out_width, space)
     } else if let Some(out) = as_float::<T, f64>(out) {
-        run_typed(acc, coefficients, size, out, out_width, space)
+        run_typed(acc, mask, out, out_width, space)
     } else {
         Ok(false)
     }
+}
+
+/// The mask of a convolution and the strides it is applied with.
+#[derive(Clone, Copy)]
+struct Mask<'a> {
+    /// Row-major coefficients.
+    coefficients: &'a [f64],
+    /// Width and height.
+    size: (usize, usize),
+    /// See [`Convolution::stride`].
+    stride: (usize, usize),
 }
 
 /// `out` as a slice of `F`, when `T` is `F`.
@@ -177,13 +228,13 @@ fn as_float<T: Pixel, F: Float>(out: &mut [T]) -> Option<&mut [F]> {
 
 fn run_typed<T: Float>(
     acc: &AccessorBinding,
-    coefficients: &[f64],
-    (w, h): (usize, usize),
+    mask: Mask<'_>,
     out: &mut [T],
     out_width: usize,
     space: Rect,
 ) -> Result<bool> {
-    let Some((kx, ky)) = factors(coefficients, w, h, 4.0 * T::EPSILON) else {
+    let (w, h) = mask.size;
+    let Some((kx, ky)) = factors(mask.coefficients, w, h, 4.0 * T::EPSILON) else {
         return Ok(false);
     };
     acc.region.check_in(acc.image.width(), acc.image.height())?;
@@ -202,16 +253,30 @@ fn run_typed<T: Float>(
         mode: acc.slot.boundary,
         constant,
     };
+    let (sx, sy) = mask.stride;
     let taps = Taps {
         kx: kx.into_iter().map(T::from_f64).collect(),
         ky: ky.into_iter().map(T::from_f64).collect(),
+        // Output pixel `p` (space-relative) reads source position
+        // `p + (s - 1) · (space origin + p) + d`: see `Convolution::stride`.
+        x: Axis {
+            stride: sx,
+            base: ((sx - 1) * space.x) as i64,
+        },
+        y: Axis {
+            stride: sy,
+            base: ((sy - 1) * space.y) as i64,
+        },
     };
+    // Decimating bands read `sy` source rows per output row: fewer rows
+    // keep the scratch buffer the same size.
+    let band_rows = BAND_ROWS / sy;
     let rows = &mut out[space.y * out_width..(space.y + space.height) * out_width];
-    rows.par_chunks_mut(out_width * BAND_ROWS)
+    rows.par_chunks_mut(out_width * band_rows)
         .enumerate()
         .for_each(|(b, band)| {
             T::with_scratch(|buf| {
-                band_pass(&source, &taps, space, b * BAND_ROWS, band, out_width, buf);
+                band_pass(&source, &taps, space, b * band_rows, band, out_width, buf);
             });
         });
     Ok(true)
@@ -252,10 +317,21 @@ impl<T: Float> Source<'_, T> {
     }
 }
 
-/// The two factors of the mask, in the pixel type.
+/// The two factors of the mask, in the pixel type, and how output
+/// positions map to source positions along each axis.
 struct Taps<T> {
     kx: Vec<T>,
     ky: Vec<T>,
+    x: Axis,
+    y: Axis,
+}
+
+/// Output position `p` (space-relative) reads the window centred on source
+/// position `stride · p + base` (region-relative).
+#[derive(Clone, Copy)]
+struct Axis {
+    stride: usize,
+    base: i64,
 }
 
 /// One band: output rows `first..` of the space (space-relative) into
@@ -269,16 +345,17 @@ fn band_pass<T: Float>(
     out_width: usize,
     buf: &mut Vec<T>,
 ) {
-    let (w, h) = (taps.kx.len(), taps.ky.len());
-    let (cx, cy) = ((w / 2) as i64, (h / 2) as i64);
+    let h = taps.ky.len();
+    let cy = (h / 2) as i64;
     let rows = band.len() / out_width;
     let sw = space.width;
+    let sy = taps.y.stride;
     buf.clear();
-    buf.resize((rows + h - 1) * sw, T::default());
+    buf.resize((sy * (rows - 1) + h) * sw, T::default());
+    let top = (sy * first) as i64 + taps.y.base - cy;
     for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
-        let r = (first + s) as i64 - cy;
-        match src.row(r) {
-            Some(row) => horizontal(src, row, &taps.kx, cx, hrow),
+        match src.row(top + s as i64) {
+            Some(row) => horizontal(src, row, &taps.kx, taps.x, hrow),
             None => {
                 let mut v = taps.kx[0] * src.constant;
                 for &k in &taps.kx[1..] {
@@ -290,7 +367,7 @@ fn band_pass<T: Float>(
     }
     for (i, orow) in band.chunks_exact_mut(out_width).enumerate() {
         let o = &mut orow[space.x..space.x + sw];
-        let rows = &buf[i * sw..(i + h) * sw];
+        let rows = &buf[sy * i * sw..(sy * i + h) * sw];
         match h {
             3 => vertical_n::<T, 3>(rows, &taps.ky, o),
             5 => vertical_n::<T, 5>(rows, &taps.ky, o),
@@ -330,55 +407,66 @@ fn vertical_n<T: Float, const N: usize>(rows: &[T], ky: &[T], out: &mut [T]) {
     }
 }
 
-/// The horizontal pass of one region row into `out` (output column `p`
-/// reads row columns `p - cx ..= p - cx + w - 1`).
-fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], cx: i64, out: &mut [T]) {
+/// The horizontal pass of one region row into `out`: output column `p`
+/// reads row columns `q - cx ..= q - cx + w - 1` with `q = stride · p +
+/// base`.
+fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], axis: Axis, out: &mut [T]) {
     let (n, w) = (row.len() as i64, kx.len() as i64);
     let len = out.len() as i64;
-    // Columns whose taps all lie inside the row.
-    let lo = cx.clamp(0, len);
-    let hi = (n - w + cx + 1).clamp(lo, len);
+    let (s, cx) = (axis.stride as i64, (w / 2));
+    // The first column of output `p`'s taps.
+    let start = |p: i64| s * p + axis.base - cx;
+    // Outputs whose taps all lie inside the row: `lo..hi`.
+    let lo = (((cx - axis.base).max(0) + s - 1) / s).min(len);
+    let last = n - w + cx - axis.base;
+    let hi = if last < 0 {
+        lo
+    } else {
+        (last / s + 1).clamp(lo, len)
+    };
     for p in (0..lo).chain(hi..len) {
-        let mut v = kx[0] * src.at(row, p - cx);
+        let mut v = kx[0] * src.at(row, start(p));
         for (i, &k) in kx.iter().enumerate().skip(1) {
-            v = v + k * src.at(row, p - cx + i as i64);
+            v = v + k * src.at(row, start(p) + i as i64);
         }
         out[p as usize] = v;
     }
     if hi == lo {
         return;
     }
-    // Here `lo == cx`: the interior is not empty, so `len > cx`.
-    let (lo, hi) = (lo as usize, hi as usize);
-    let window = &row[lo - cx as usize..];
-    let inner = &mut out[lo..hi];
-    match kx.len() {
-        3 => horizontal_n::<T, 3>(window, kx, inner),
-        5 => horizontal_n::<T, 5>(window, kx, inner),
-        7 => horizontal_n::<T, 7>(window, kx, inner),
-        _ => {
-            for (d, &v) in inner.iter_mut().zip(window) {
-                *d = kx[0] * v;
+    let window = &row[start(lo) as usize..];
+    let inner = &mut out[lo as usize..hi as usize];
+    match (axis.stride, kx.len()) {
+        (1, 3) => horizontal_n::<T, 3, 1>(window, kx, inner),
+        (1, 5) => horizontal_n::<T, 5, 1>(window, kx, inner),
+        (1, 7) => horizontal_n::<T, 7, 1>(window, kx, inner),
+        (2, 3) => horizontal_n::<T, 3, 2>(window, kx, inner),
+        (2, 5) => horizontal_n::<T, 5, 2>(window, kx, inner),
+        (2, 7) => horizontal_n::<T, 7, 2>(window, kx, inner),
+        (s, _) => {
+            for (p, d) in inner.iter_mut().enumerate() {
+                *d = kx[0] * window[s * p];
             }
             for (i, &k) in kx.iter().enumerate().skip(1) {
-                for (d, &v) in inner.iter_mut().zip(&window[i..]) {
-                    *d = *d + k * v;
+                for (p, d) in inner.iter_mut().enumerate() {
+                    *d = *d + k * window[s * p + i];
                 }
             }
         }
     }
 }
 
-/// The interior of the horizontal pass for `N` taps known at compile time:
-/// `out[p] = Σ kx[i] · window[p + i]`, added left to right.
+/// The interior of the horizontal pass for `N` taps and stride `S` known
+/// at compile time: `out[p] = Σ kx[i] · window[S · p + i]`, added left to
+/// right.
 #[inline(always)]
-fn horizontal_n<T: Float, const N: usize>(window: &[T], kx: &[T], out: &mut [T]) {
+fn horizontal_n<T: Float, const N: usize, const S: usize>(window: &[T], kx: &[T], out: &mut [T]) {
     let k: [T; N] = std::array::from_fn(|i| kx[i]);
-    let window = &window[..out.len() + N - 1];
+    let window = &window[..S * (out.len() - 1) + N];
     for (p, d) in out.iter_mut().enumerate() {
-        let mut v = k[0] * window[p];
+        let mut v = k[0] * window[S * p];
         for i in 1..N {
-            v = v + k[i] * window[p + i];
+            v = v + k[i] * window[S * p + i];
         }
         *d = v;
     }
