@@ -104,6 +104,11 @@ impl JacobiRun {
         );
     }
 
+    /// The kernel and the space it runs over.
+    pub fn kernel(&self) -> (&Jacobi, &IterationSpace<f32>) {
+        (&self.kernel, &self.space)
+    }
+
     /// hipacc's output (after [`JacobiRun::hipacc`]).
     pub fn hipacc_output(&self) -> hipacc::Result<Vec<f32>> {
         Ok(self.space.image().to_vec()?)
@@ -156,6 +161,11 @@ impl Gauss5Run {
     /// One run through the hand-written baseline.
     pub fn baseline(&mut self) {
         baseline::gauss5(&self.input, &mut self.out, self.width, self.height);
+    }
+
+    /// The kernel and the space it runs over.
+    pub fn kernel(&self) -> (&Gaussian5, &IterationSpace<f32>) {
+        (&self.kernel, &self.space)
     }
 
     /// hipacc's output (after [`Gauss5Run::hipacc`]).

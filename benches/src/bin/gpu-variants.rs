@@ -1,0 +1,112 @@
+//! `gpu-variants`: gauss5 and the Jacobi sweep on each GPU-style backend
+//! present (OpenCL, CUDA), one row per variant the architecture model
+//! allows at the chosen block shape (boundary scheme x memory kind x pixels
+//! per thread x mask handling), with the median device time and the
+//! effective bandwidth (8 and 12 bytes per pixel).
+//!
+//! ```text
+//! cargo run --release -p hipacc-benches --bin gpu-variants [-- --size N --runs N]
+//! ```
+//!
+//! The times are the explore mode's (event timing, a warm-up launch per
+//! variant); nothing is remembered in the tuning cache.
+
+use anyhow::{bail, Context, Result};
+use hipacc::explore::{ExploreOptions, ExploreReport};
+use hipacc::prelude::*;
+use hipacc_benches::workload::{
+    Gauss5Run, JacobiRun, GAUSS5_BYTES_PER_PIXEL, JACOBI_BYTES_PER_PIXEL,
+};
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("gpu-variants: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// `--size N` (default 2048) and `--runs N` (default 7).
+fn args() -> Result<(usize, usize)> {
+    let (mut size, mut runs) = (2048, 7);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for pair in args.chunks(2) {
+        let value = |v: Option<&String>| -> Result<usize> {
+            let v = v.with_context(|| format!("{} needs a value", pair[0]))?;
+            v.parse().with_context(|| format!("{} {v}", pair[0]))
+        };
+        match pair[0].as_str() {
+            "--size" => size = value(pair.get(1))?,
+            "--runs" => runs = value(pair.get(1))?,
+            other => bail!("unknown argument `{other}` (expected --size N, --runs N)"),
+        }
+    }
+    if size == 0 || runs == 0 {
+        bail!("--size and --runs must be positive");
+    }
+    Ok((size, runs))
+}
+
+fn run() -> Result<()> {
+    let (size, runs) = args()?;
+    let mut any = false;
+    for (name, device) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
+        let device = match device {
+            Ok(d) => d,
+            Err(e) => {
+                println!("[SKIP] {name}: {e}");
+                continue;
+            }
+        };
+        any = true;
+        let jacobi = JacobiRun::new(size, size, device.clone())?;
+        let (k, space) = jacobi.kernel();
+        let report = explore(k, &device, space, runs)?;
+        print(&report, size, JACOBI_BYTES_PER_PIXEL);
+        let gauss = Gauss5Run::new(size, size, device.clone())?;
+        let (k, space) = gauss.kernel();
+        let report = explore(k, &device, space, runs)?;
+        print(&report, size, GAUSS5_BYTES_PER_PIXEL);
+    }
+    if !any {
+        bail!("no OpenCL or CUDA device found");
+    }
+    Ok(())
+}
+
+/// Every variant of `kernel` at the block shape the heuristics choose.
+fn explore<K: Kernel>(
+    kernel: &K,
+    device: &Device,
+    space: &IterationSpace<K::Output>,
+    runs: usize,
+) -> Result<ExploreReport> {
+    let block = device.config_for(&kernel.ir()?)?.block;
+    let options = ExploreOptions {
+        warmup: 1,
+        runs,
+        print: false,
+        remember: false,
+        blocks: vec![block],
+    };
+    Ok(hipacc::explore_with(kernel, device, space, &options)?)
+}
+
+fn print(report: &ExploreReport, size: usize, bytes_per_pixel: u64) {
+    let bytes = (size * size) as f64 * bytes_per_pixel as f64;
+    println!(
+        "\n{} on {}, {size}x{size}, {bytes_per_pixel} B/px",
+        report.kernel, report.device
+    );
+    println!("{:>10} {:>8}  variant", "median ms", "GB/s");
+    let mut rows: Vec<_> = report.rows.iter().collect();
+    rows.sort_by_key(|r| r.median);
+    for r in rows {
+        let s = r.median.as_secs_f64();
+        println!(
+            "{:>10.3} {:>8.2}  {}",
+            s * 1e3,
+            bytes / s / 1e9,
+            r.config.key()
+        );
+    }
+}
