@@ -107,10 +107,27 @@ fn rank1(w: usize, h: usize) -> (Vec<f64>, Vec<f64>) {
     (row, col)
 }
 
-fn coefficients(row: &[f64], col: &[f64]) -> Vec<f64> {
-    col.iter()
+/// The row-major coefficients of [`rank1`], in `f64` and in `f32`.
+fn rank1_coefficients(w: usize, h: usize) -> (Vec<f64>, Vec<f32>) {
+    let (row, col) = rank1(w, h);
+    let c: Vec<f64> = col
+        .iter()
         .flat_map(|c| row.iter().map(move |r| r * c))
-        .collect()
+        .collect();
+    let c32 = c.iter().map(|&v| v as f32).collect();
+    (c, c32)
+}
+
+/// The same boundary condition for `f32` pixels.
+fn as_f32(b: Boundary<f64>) -> Boundary<f32> {
+    match b {
+        Boundary::Constant(v) => Boundary::Constant(v as f32),
+        Boundary::Clamp => Boundary::Clamp,
+        Boundary::Repeat => Boundary::Repeat,
+        Boundary::Mirror => Boundary::Mirror,
+        Boundary::MirrorInterior => Boundary::MirrorInterior,
+        Boundary::Undefined => Boundary::Undefined,
+    }
 }
 
 fn boundaries(c: f64) -> Vec<Boundary<f64>> {
@@ -178,18 +195,9 @@ fn separable_convolutions_match_the_evaluator() {
         let src64 = Image::from_fn(w, h, value).expect("image");
         let src32 = Image::from_fn(w, h, |x, y| value(x, y) as f32).expect("image");
         for (mw, mh) in masks {
-            let (row, col) = rank1(mw, mh);
-            let c = coefficients(&row, &col);
-            let c32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+            let (c, c32) = rank1_coefficients(mw, mh);
             for b in boundaries(0.75) {
-                let b32 = match b {
-                    Boundary::Constant(v) => Boundary::Constant(v as f32),
-                    Boundary::Clamp => Boundary::Clamp,
-                    Boundary::Repeat => Boundary::Repeat,
-                    Boundary::Mirror => Boundary::Mirror,
-                    Boundary::MirrorInterior => Boundary::MirrorInterior,
-                    Boundary::Undefined => Boundary::Undefined,
-                };
+                let b32 = as_f32(b);
                 let what = format!("{w}x{h} mask {mw}x{mh} {b:?}");
                 let k32 = MaskFirst {
                     input: Accessor::new(&src32).with_boundary(b32),
@@ -261,19 +269,10 @@ fn decimating_convolutions_match_the_evaluator() {
         // The coarse grid: half the size, rounded up.
         let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
         for (mw, mh) in masks {
-            let (row, col) = rank1(mw, mh);
-            let c = coefficients(&row, &col);
-            let c32: Vec<f32> = c.iter().map(|&v| v as f32).collect();
+            let (c, c32) = rank1_coefficients(mw, mh);
             let m32 = || Mask::from_vec(mw, mh, c32.clone()).expect("mask");
             for b in boundaries(0.75) {
-                let b32 = match b {
-                    Boundary::Constant(v) => Boundary::Constant(v as f32),
-                    Boundary::Clamp => Boundary::Clamp,
-                    Boundary::Repeat => Boundary::Repeat,
-                    Boundary::Mirror => Boundary::Mirror,
-                    Boundary::MirrorInterior => Boundary::MirrorInterior,
-                    Boundary::Undefined => Boundary::Undefined,
-                };
+                let b32 = as_f32(b);
                 let what = format!("{w}x{h} mask {mw}x{mh} {b:?}");
                 let terms = mw * mh;
                 let both = Decimate {
