@@ -17,7 +17,7 @@ fn device() -> Option<Device> {
 }
 
 /// Local tiles under region dispatch put a barrier behind each region's
-/// call site; PoCL crashes running that (see the ignored test below).
+/// call site: those configs are checked in a test of their own.
 fn regions_with_tiles(c: &Config) -> bool {
     c.boundary == BoundaryScheme::Regions && c.memory.contains(&MemoryKind::LocalTile)
 }
