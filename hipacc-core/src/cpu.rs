@@ -2,11 +2,19 @@
 //!
 //! `#[kernel_body]` compiles the body a second time as ordinary Rust, with
 //! each `self.acc.at(dx, dy)` turned into [`CpuRead::read`] on the field's
-//! view. The backend instantiates the body twice: with [`Interior`] for
-//! pixels whose every read is inside the image (no checks, so LLVM
-//! vectorises the row loop) and with [`Border`] for the strips along the
-//! edges, where the boundary condition is applied on every read using the
-//! index maths of [`crate::boundary`].
+//! view. The backend instantiates the body once per [`ReadMode`], one per
+//! kind of region of the iteration space, as HIPAcc specialises its GPU
+//! kernels per border region:
+//!
+//! - [`Interior`]: every read is inside the image, no checks, so LLVM
+//!   vectorises the row loop;
+//! - [`LeftRight`]: the left and right strips of rows whose reads all stay
+//!   inside vertically: only columns are checked;
+//! - [`TopBottom`]: the top and bottom rows between those strips: only rows
+//!   are checked;
+//! - [`Border`]: the corners, and every pixel of a kernel whose footprint
+//!   is unbounded: the boundary condition on both axes of every read, using
+//!   the index maths of [`crate::boundary`].
 //!
 //! An accessor with an [`Interpolation`] other than `None` is always read in
 //! `Border` mode (the backend gives it an unbounded footprint): each read
@@ -19,22 +27,41 @@ use crate::image::ReadGuard;
 use crate::interpolate;
 use crate::{Accessor, Boundary, Domain, Interpolation, Mask, Pixel, Rect, Result};
 
-/// Whether reads are checked against the image edges.
+/// Which axes of a read may leave the image, and so get the boundary
+/// condition; the other axes are known inside.
 pub trait ReadMode: 'static {
-    /// True: apply the boundary condition. False: reads are known inside.
-    const CHECKED: bool;
+    /// Columns may leave the region.
+    const CHECK_X: bool;
+    /// Rows may leave the region.
+    const CHECK_Y: bool;
 }
 
 /// Reads known to be inside the image: no checks.
 pub enum Interior {}
 impl ReadMode for Interior {
-    const CHECKED: bool = false;
+    const CHECK_X: bool = false;
+    const CHECK_Y: bool = false;
 }
 
-/// Reads that may leave the image: boundary condition on every read.
+/// Reads whose rows are inside the image: columns checked.
+pub enum LeftRight {}
+impl ReadMode for LeftRight {
+    const CHECK_X: bool = true;
+    const CHECK_Y: bool = false;
+}
+
+/// Reads whose columns are inside the image: rows checked.
+pub enum TopBottom {}
+impl ReadMode for TopBottom {
+    const CHECK_X: bool = false;
+    const CHECK_Y: bool = true;
+}
+
+/// Reads that may leave the image: boundary condition on both axes.
 pub enum Border {}
 impl ReadMode for Border {
-    const CHECKED: bool = true;
+    const CHECK_X: bool = true;
+    const CHECK_Y: bool = true;
 }
 
 /// A field that `self.field.at(dx, dy)` reads in a CPU kernel body.
@@ -45,6 +72,9 @@ pub trait CpuRead {
     ///
     /// # Safety
     /// With `M = Interior` the read must be inside the accessor's region.
+    /// The other modes have no precondition; they return the boundary
+    /// condition's value only on the axes they check, so a read must be
+    /// inside on the others to give it.
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> Self::Out;
 }
 
@@ -174,11 +204,19 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
     }
 
     /// The pixel at position `(rel_x, rel_y)` of the region, through the
-    /// boundary condition.
+    /// boundary condition on the axes `M` checks; the others must be inside.
     #[inline(always)]
-    fn read_region(&self, rel_x: i64, rel_y: i64) -> T {
+    fn read_region<M: ReadMode>(&self, rel_x: i64, rel_y: i64) -> T {
         let (w, h) = (self.rw as i64, self.rh as i64);
-        let (cx, cy) = match (self.mode.remap(rel_x, w), self.mode.remap(rel_y, h)) {
+        let remap = |check: bool, i: i64, n: i64| {
+            if check {
+                self.mode.remap(i, n)
+            } else {
+                debug_assert!((0..n).contains(&i), "bug: unchecked axis at {i} of 0..{n}");
+                Some(i)
+            }
+        };
+        let (cx, cy) = match (remap(M::CHECK_X, rel_x, w), remap(M::CHECK_Y, rel_y, h)) {
             (Some(cx), Some(cy)) => (cx, cy),
             _ if self.mode == BoundaryMode::Constant => return self.constant,
             _ => {
@@ -206,7 +244,7 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
             px,
             py,
             like,
-            |ix, iy| Ok(self.read_region(ix, iy).to_value()),
+            |ix, iy| Ok(self.read_region::<Border>(ix, iy).to_value()),
         );
         match v {
             Ok(v) => T::from_value(v)
@@ -222,7 +260,7 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> T {
         let ix = x + self.ox + dx as isize;
         let iy = y + self.oy + dy as isize;
-        if !M::CHECKED {
+        if !M::CHECK_X && !M::CHECK_Y {
             let i = iy * self.stride + ix;
             debug_assert!(
                 ix >= self.rx && ix < self.rx + self.rw && iy >= self.ry && iy < self.ry + self.rh,
@@ -235,7 +273,7 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
         if self.interpolation != Interpolation::None {
             return self.read_interpolated(x, y, dx, dy);
         }
-        self.read_region((ix - self.rx) as i64, (iy - self.ry) as i64)
+        self.read_region::<M>((ix - self.rx) as i64, (iy - self.ry) as i64)
     }
 }
 

@@ -1,11 +1,14 @@
 //! The CPU backend runs the unchecked `Interior` body exactly on the pixels
-//! whose reads stay inside every accessor's region, `Border` elsewhere, and
-//! both compute the evaluator's values.
+//! whose reads stay inside every accessor's region, checks columns exactly
+//! where some read leaves horizontally and rows exactly where some read
+//! leaves vertically, and every mode computes the evaluator's values.
 //!
 //! The probe kernels are written by hand (as `#[derive(Kernel)]` and
-//! `#[kernel_body]` would write them) so that their CPU body can add a flag
-//! in `Border` mode that the captured body, run by the evaluator, lacks:
-//! `cpu - evaluator` is then `FLAG` on border pixels and 0 on interior ones.
+//! `#[kernel_body]` would write them) so that their CPU body can add flags
+//! for the axes its read mode checks, which the captured body, run by the
+//! evaluator, lacks: `cpu - evaluator` is then `FLAG_X` where only columns
+//! are checked, `FLAG_Y` where only rows are, both in corners and 0 on
+//! interior pixels.
 
 use hipacc::core::cpu::{AccessorView, CpuRead, ReadMode};
 use hipacc::core::ir::surface::{SBlock, SExpr};
@@ -15,7 +18,13 @@ use hipacc::core::{Accessor, Boundary, Error as CoreError, Image, IterationSpace
 use hipacc::{Device, Error, Execute};
 use std::sync::OnceLock;
 
-const FLAG: f32 = 1000.0;
+const FLAG_X: f32 = 1000.0;
+const FLAG_Y: f32 = 2000.0;
+
+/// The flags of the axes `M` checks.
+fn flags<M: ReadMode>() -> f32 {
+    (if M::CHECK_X { FLAG_X } else { 0.0 }) + if M::CHECK_Y { FLAG_Y } else { 0.0 }
+}
 
 /// Reads `input` at `(-1, 0)` and `(2, 1)` and `other` at `(0, -2)`:
 /// footprints x `-1..=2`, y `0..=1` and x `0..=0`, y `-2..=-2`.
@@ -90,7 +99,7 @@ impl KernelBody for Probe {
                 + v.input.read::<M>(x, y, 2, 1)
                 + v.other.read::<M>(x, y, 0, -2)
         };
-        sum + if M::CHECKED { FLAG } else { 0.0 }
+        sum + flags::<M>()
     }
 }
 
@@ -143,7 +152,7 @@ impl KernelBody for ParamProbe {
     unsafe fn cpu_pixel<M: ReadMode>(v: &ParamViews<'_>, x: isize, y: isize) -> f32 {
         // SAFETY: the caller's contract is this function's own.
         let value = unsafe { v.input.read::<M>(x, y, v.dx, 0) };
-        value + if M::CHECKED { FLAG } else { 0.0 }
+        value + flags::<M>()
     }
 }
 
@@ -151,12 +160,14 @@ fn image(w: usize, h: usize, salt: usize) -> Image<f32> {
     Image::from_fn(w, h, |x, y| ((x * 7 + y * 13 + salt) % 16) as f32 / 16.0).expect("valid size")
 }
 
-/// Whether every read of `Probe` at space-relative `(px, py)` is inside.
-fn probe_inside(px: i64, py: i64, input: Rect, other: Rect) -> bool {
-    let inside = |r: Rect, x: i64, y: i64| {
-        (0..r.width as i64).contains(&x) && (0..r.height as i64).contains(&y)
-    };
-    inside(input, px - 1, py) && inside(input, px + 2, py + 1) && inside(other, px, py - 2)
+/// Whether every read of `Probe` at space-relative column `px` is inside
+/// horizontally, and at row `py` vertically.
+fn probe_inside(px: i64, py: i64, input: Rect, other: Rect) -> (bool, bool) {
+    let within = |len: usize, c: i64| (0..len as i64).contains(&c);
+    (
+        within(input.width, px - 1) && within(input.width, px + 2) && within(other.width, px),
+        within(input.height, py) && within(input.height, py + 1) && within(other.height, py - 2),
+    )
 }
 
 /// Runs `kernel` on the CPU and the evaluator; returns (x, y, cpu - eval)
@@ -258,12 +269,12 @@ fn interior_pixels_run_unchecked_and_border_pixels_checked() {
         let mut interior = 0;
         for (x, y, d) in differences(&kernel, out, space) {
             let (px, py) = ((x - space.x) as i64, (y - space.y) as i64);
-            let expected = if probe_inside(px, py, in_region, other_region) {
+            let (cols_inside, rows_inside) = probe_inside(px, py, in_region, other_region);
+            if cols_inside && rows_inside {
                 interior += 1;
-                0.0
-            } else {
-                FLAG
-            };
+            }
+            let expected =
+                (if cols_inside { 0.0 } else { FLAG_X }) + if rows_inside { 0.0 } else { FLAG_Y };
             assert_eq!(d, expected, "case {n}: pixel ({x}, {y})");
         }
         if n == 0 {
@@ -283,7 +294,7 @@ fn unbounded_footprint_runs_every_pixel_checked() {
                 dx,
             };
             for (x, y, d) in differences(&kernel, (w, h), Rect::full(w, h)) {
-                assert_eq!(d, FLAG, "{w}x{h} dx {dx}: pixel ({x}, {y})");
+                assert_eq!(d, FLAG_X + FLAG_Y, "{w}x{h} dx {dx}: pixel ({x}, {y})");
             }
         }
     }

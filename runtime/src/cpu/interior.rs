@@ -58,19 +58,17 @@ impl Reach {
 }
 
 /// A rectangle of output pixels in absolute image coordinates.
+///
+/// The axes are independent: `cols` are the columns at which every read
+/// stays inside horizontally, `rows` the rows at which every read stays
+/// inside vertically, so one may be empty while the other is not. Both are
+/// empty when a footprint is unbounded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Interior {
     /// Columns.
     pub(crate) cols: Range<usize>,
     /// Rows.
     pub(crate) rows: Range<usize>,
-}
-
-impl Interior {
-    /// True when no pixel is interior.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.cols.is_empty() || self.rows.is_empty()
-    }
 }
 
 /// The interior of `space` for accessors given as (region, reach); `None`
@@ -93,10 +91,6 @@ pub(crate) fn interior(
         }
         cols = intersect(cols, axis(region.width, space.x, reach.x));
         rows = intersect(rows, axis(region.height, space.y, reach.y));
-    }
-    if cols.is_empty() || rows.is_empty() {
-        cols = 0..0;
-        rows = 0..0;
     }
     Interior {
         cols: space.x + cols.start..space.x + cols.end,
@@ -145,38 +139,34 @@ mod tests {
         Some(Reach::constant(min_dx, max_dx, min_dy, max_dy))
     }
 
-    /// The interior by brute force: every pixel whose reads are all inside.
-    fn brute(space: Rect, accessors: &[(Rect, Option<Reach>)]) -> Vec<(usize, usize)> {
-        let mut inside = Vec::new();
-        for y in space.y..space.y + space.height {
-            for x in space.x..space.x + space.width {
-                let ok = accessors.iter().all(|(region, r)| match r {
-                    None => false,
-                    Some(r) if r.reads_nothing() => true,
-                    Some(r) => {
-                        // Every offset in the real range coef·c + [lo, hi]
-                        // must read inside.
-                        let reads = |a: AxisReach, c: usize, origin: usize, len: usize| {
-                            let p = c as f64 - origin as f64 + a.coef * c as f64;
-                            p + a.lo >= 0.0 && p + a.hi <= len as f64 - 1.0
-                        };
-                        reads(r.x, x, space.x, region.width)
-                            && reads(r.y, y, space.y, region.height)
-                    }
-                });
-                if ok {
-                    inside.push((x, y));
-                }
-            }
-        }
-        inside
+    /// The interior by brute force, per axis: the columns at which every
+    /// read stays inside horizontally, and the rows alike.
+    fn brute(space: Rect, accessors: &[(Rect, Option<Reach>)]) -> (Vec<usize>, Vec<usize>) {
+        // Every offset in the real range coef·c + [lo, hi] must read inside.
+        let reads = |a: AxisReach, c: usize, origin: usize, len: usize| {
+            let p = c as f64 - origin as f64 + a.coef * c as f64;
+            p + a.lo >= 0.0 && p + a.hi <= len as f64 - 1.0
+        };
+        let safe = |c: usize, vertical: bool| {
+            accessors.iter().all(|(region, r)| match r {
+                None => false,
+                Some(r) if r.reads_nothing() => true,
+                Some(r) if vertical => reads(r.y, c, space.y, region.height),
+                Some(r) => reads(r.x, c, space.x, region.width),
+            })
+        };
+        (
+            (space.x..space.x + space.width)
+                .filter(|&x| safe(x, false))
+                .collect(),
+            (space.y..space.y + space.height)
+                .filter(|&y| safe(y, true))
+                .collect(),
+        )
     }
 
-    fn pixels(i: &Interior) -> Vec<(usize, usize)> {
-        i.rows
-            .clone()
-            .flat_map(|y| i.cols.clone().map(move |x| (x, y)))
-            .collect()
+    fn axes(i: &Interior) -> (Vec<usize>, Vec<usize>) {
+        (i.cols.clone().collect(), i.rows.clone().collect())
     }
 
     #[test]
@@ -213,14 +203,14 @@ mod tests {
                 for r1 in regions {
                     let one = [(r1, f1)];
                     assert_eq!(
-                        pixels(&interior(space, one)),
+                        axes(&interior(space, one)),
                         brute(space, &one),
                         "{space:?} {one:?}"
                     );
                     for f2 in footprints.iter().take(6) {
                         let two = [(r1, f1), (regions[3], *f2)];
                         assert_eq!(
-                            pixels(&interior(space, two)),
+                            axes(&interior(space, two)),
                             brute(space, &two),
                             "{space:?} {two:?}"
                         );
@@ -261,16 +251,18 @@ mod tests {
 
     #[test]
     fn window_wider_than_region_leaves_no_interior() {
+        // No column reads inside horizontally; rows 7..10 still do vertically.
         let space = Rect::full(5, 17);
         let i = interior(space, [(space, reach(-7, 7, -7, 7))]);
-        assert!(i.is_empty());
+        assert!(i.cols.is_empty());
+        assert_eq!(i.rows, 7..10);
     }
 
     #[test]
     fn unbounded_footprint_leaves_no_interior() {
         let space = Rect::full(64, 64);
         let i = interior(space, [(space, reach(0, 0, 0, 0)), (space, None)]);
-        assert!(i.is_empty());
+        assert!(i.cols.is_empty() && i.rows.is_empty());
     }
 
     #[test]
@@ -315,7 +307,7 @@ mod tests {
                 for region in regions {
                     let acc = [(region, Some(Reach { x, y }))];
                     assert_eq!(
-                        pixels(&interior(space, acc)),
+                        axes(&interior(space, acc)),
                         brute(space, &acc),
                         "{space:?} {acc:?}"
                     );

@@ -3,7 +3,8 @@
 //! `#[kernel_body]` compiles each kernel body as ordinary Rust
 //! ([`KernelBody::cpu_pixel`]), generic over a [`ReadMode`]: with
 //! [`Interior`] accessor reads are unchecked, with [`Border`] every read
-//! applies the accessor's boundary condition. A launch:
+//! applies the accessor's boundary condition, and `LeftRight`/`TopBottom`
+//! check one axis only. A launch:
 //!
 //! 1. refuses an output image that an accessor reads (the bands below write
 //!    it while other threads read the inputs);
@@ -13,18 +14,19 @@
 //! 3. runs a kernel whose body is one convolution with a rank-1 mask as two
 //!    one-dimensional passes ([`separable`]) and returns;
 //! 4. splits the output rows into bands run in parallel by rayon (small
-//!    launches stay on the calling thread). Each row outside the interior
-//!    runs `Border` throughout; an interior row runs `Border` on its left and
-//!    right strips and `Interior` over the middle slice, in the loop shape
-//!    the plan chose for the body ([`plan::LoopShape`]), which LLVM
-//!    vectorises where the body allows.
+//!    launches stay on the calling thread). A row whose reads leave the
+//!    image vertically runs `Border` on its corners and `TopBottom` between
+//!    them; any other row runs `LeftRight` on its left and right strips and
+//!    `Interior` over the middle slice, in the loop shape the plan chose for
+//!    the body ([`plan::LoopShape`]), which LLVM vectorises where the body
+//!    allows.
 
 mod interior;
 mod plan;
 mod separable;
 
 use crate::Result;
-use hipacc_core::cpu::{Border, Interior as Unchecked};
+use hipacc_core::cpu::{Border, Interior as Unchecked, LeftRight, ReadMode, TopBottom};
 use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
 use plan::LoopShape;
@@ -117,7 +119,10 @@ fn band_rows(width: usize, height: usize) -> usize {
     by_size.min(by_balance).max(1)
 }
 
-/// Computes one output row: columns `x0..x0 + row.len()` of row `y`.
+/// Computes one output row: columns `x0..x0 + row.len()` of row `y`, each
+/// part in the read mode of its region (see [`hipacc_core::cpu`]): rows whose
+/// reads stay inside vertically run `LeftRight` strips around the unchecked
+/// interior, other rows `Border` corners around a `TopBottom` middle.
 fn run_row<K: KernelBody>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
@@ -126,27 +131,51 @@ fn run_row<K: KernelBody>(
     y: usize,
     row: &mut [K::Output],
 ) {
-    if inner.is_empty() || !inner.rows.contains(&y) {
-        run_border::<K>(views, x0, y, row);
+    let row_inside = inner.rows.contains(&y);
+    if inner.cols.is_empty() {
+        if row_inside {
+            edge_loop::<K, LeftRight>(views, x0, y, row);
+        } else {
+            edge_loop::<K, Border>(views, x0, y, row);
+        }
         return;
     }
     let (left, rest) = row.split_at_mut(inner.cols.start - x0);
     let (middle, right) = rest.split_at_mut(inner.cols.len());
-    run_border::<K>(views, x0, y, left);
-    let (xs, yi) = (inner.cols.start as isize, y as isize);
-    match shape {
-        LoopShape::Plain => plain_loop::<K>(views, xs, yi, middle),
-        LoopShape::Lanes => lanes_loop::<K>(views, xs, yi, middle),
+    if !row_inside {
+        edge_loop::<K, Border>(views, x0, y, left);
+        edge_loop::<K, TopBottom>(views, inner.cols.start, y, middle);
+        edge_loop::<K, Border>(views, inner.cols.end, y, right);
+        return;
     }
-    run_border::<K>(views, inner.cols.end, y, right);
+    edge_loop::<K, LeftRight>(views, x0, y, left);
+    let (xs, yi) = (inner.cols.start as isize, y as isize);
+    // Start the vector loop at a 16-byte aligned output address: the first
+    // few pixels run alone, so that no vector store splits a cache line.
+    let head = middle.as_ptr().align_offset(16).min(middle.len());
+    let (first, rest) = middle.split_at_mut(head);
+    plain_loop::<K>(views, xs, yi, first);
+    let xs = xs + head as isize;
+    match shape {
+        LoopShape::Plain => plain_loop::<K>(views, xs, yi, rest),
+        LoopShape::Lanes => lanes_loop::<K>(views, xs, yi, rest),
+    }
+    edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
 }
 
-/// Computes `row` (columns from `x0`) with boundary handling on every read.
-fn run_border<K: KernelBody>(views: &K::CpuViews<'_>, x0: usize, y: usize, row: &mut [K::Output]) {
+/// Computes `row` (columns from `x0`) with the boundary condition applied
+/// on the axes `M` checks.
+fn edge_loop<K: KernelBody, M: ReadMode>(
+    views: &K::CpuViews<'_>,
+    x0: usize,
+    y: usize,
+    row: &mut [K::Output],
+) {
     for (i, out) in row.iter_mut().enumerate() {
-        // SAFETY: `Border` applies the boundary condition to every read, so
-        // `cpu_pixel` has no precondition in this mode.
-        *out = unsafe { K::cpu_pixel::<Border>(views, (x0 + i) as isize, y as isize) };
+        // SAFETY: every mode but `Interior` checks its reads, so `cpu_pixel`
+        // has no precondition in `M`; `run_row` picks `M` so that the axes
+        // it leaves unchecked read inside.
+        *out = unsafe { K::cpu_pixel::<M>(views, (x0 + i) as isize, y as isize) };
     }
 }
 
@@ -184,3 +213,4 @@ fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
         *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + (done + i) as isize, y) };
     }
 }
+
