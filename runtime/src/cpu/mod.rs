@@ -150,15 +150,20 @@ fn run_row<K: KernelBody>(
     }
     edge_loop::<K, LeftRight>(views, x0, y, left);
     let (xs, yi) = (inner.cols.start as isize, y as isize);
-    // Start the vector loop at a 16-byte aligned output address: the first
-    // few pixels run alone, so that no vector store splits a cache line.
-    let head = middle.as_ptr().align_offset(16).min(middle.len());
-    let (first, rest) = middle.split_at_mut(head);
+    // The first few pixels run alone: the vector loops then start at a
+    // 16-byte aligned output address, so that no vector store splits a
+    // cache line, and the pairs at an even column.
+    let head = match shape {
+        LoopShape::Pairs => inner.cols.start % 2,
+        _ => middle.as_ptr().align_offset(16),
+    };
+    let (first, rest) = middle.split_at_mut(head.min(middle.len()));
     plain_loop::<K>(views, xs, yi, first);
-    let xs = xs + head as isize;
+    let xs = xs + first.len() as isize;
     match shape {
         LoopShape::Plain => plain_loop::<K>(views, xs, yi, rest),
         LoopShape::Lanes => lanes_loop::<K>(views, xs, yi, rest),
+        LoopShape::Pairs => pairs_loop::<K>(views, xs, yi, rest),
     }
     edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
 }
@@ -214,3 +219,26 @@ fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
     }
 }
 
+/// The [`LoopShape::Pairs`] interior loop, from an even column `xs`: two
+/// pixels per step, at columns computed as `2h` and `2h + 1` from an
+/// unsigned `h`, so that LLVM knows the parity of each: `x() % 2` folds to
+/// a constant, and a body that branches on it (upsampling, red-black
+/// colours) keeps only the work of each phase.
+#[inline(never)]
+fn pairs_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+    debug_assert!(xs >= 0 && xs % 2 == 0, "bug: pairs start at column {xs}");
+    let h0 = (xs / 2) as usize;
+    let done = row.len() - row.len() % 2;
+    let mut pairs = row.chunks_exact_mut(2);
+    for (c, pair) in pairs.by_ref().enumerate() {
+        let x = (2 * (h0 + c)) as isize;
+        // SAFETY: as in `plain_loop`.
+        pair[0] = unsafe { K::cpu_pixel::<Unchecked>(views, x, y) };
+        // SAFETY: as in `plain_loop`.
+        pair[1] = unsafe { K::cpu_pixel::<Unchecked>(views, x + 1, y) };
+    }
+    for (i, out) in pairs.into_remainder().iter_mut().enumerate() {
+        // SAFETY: as in `plain_loop`.
+        *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + (done + i) as isize, y) };
+    }
+}

@@ -45,6 +45,10 @@ pub(crate) enum LoopShape {
     /// windows, whose unrolled reads the loop vectoriser leaves scalar and
     /// the SLP vectoriser packs.
     Lanes,
+    /// Two pixels per step from an even column, each of known parity: for
+    /// bodies that read a coarser image at `x / 2` (upsampling,
+    /// prolongation), whose taps depend on the column's parity.
+    Pairs,
 }
 
 /// Footprints at most this wide (in columns) run as [`LoopShape::Plain`].
@@ -100,10 +104,13 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
         .iter()
         .flatten()
         .any(|r| r.x.coef == 0.0 && r.x.hi - r.x.lo + 1.0 > PLAIN_MAX_WIDTH);
+    let upsampling = reaches.iter().flatten().any(|r| r.x.coef == -0.5);
     let plan = Plan {
         convolution: convolution(&ir),
         reaches,
-        shape: if wide {
+        shape: if upsampling {
+            LoopShape::Pairs
+        } else if wide {
             LoopShape::Lanes
         } else {
             LoopShape::Plain
