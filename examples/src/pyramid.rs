@@ -36,51 +36,54 @@ impl Downsample {
     }
 }
 
-/// `base + sign · expand(coarse)`: the Laplacian level `L_k = G_k -
-/// expand(G_{k+1})` with `sign = -1`, the reconstruction `R_k = L_k +
-/// expand(R_{k+1})` with `sign = 1`.
+/// The horizontal pass of `expand`: the rows of the coarser level at the
+/// finer width, `rows(x, y) = sum w(i) coarse((x-i)/2, y)`. `expand` is
+/// separable, so running it as this pass and [`Expand`]'s vertical one
+/// reads 2.5 coarse pixels per output instead of 6.25, and leaves the
+/// full-size pass with unit-stride reads that vectorise.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct ExpandRows {
+    coarse: Accessor<f32>,
+}
+
+#[kernel_body]
+impl ExpandRows {
+    fn kernel(&self) -> f32 {
+        let c = x() / 2 - x();
+        if x() % 2 == 0 {
+            0.125f32 * self.coarse.at(c - 1, 0)
+                + 0.75f32 * self.coarse.at(c, 0)
+                + 0.125f32 * self.coarse.at(c + 1, 0)
+        } else {
+            0.5f32 * (self.coarse.at(c, 0) + self.coarse.at(c + 1, 0))
+        }
+    }
+}
+
+/// `base + sign · expand(coarse)` from the coarser level's [`ExpandRows`]:
+/// the Laplacian level `L_k = G_k - expand(G_{k+1})` with `sign = -1`, the
+/// reconstruction `R_k = L_k + expand(R_{k+1})` with `sign = 1`.
 #[derive(Kernel)]
 #[kernel(output = f32)]
 pub struct Expand {
     base: Accessor<f32>,
-    coarse: Accessor<f32>,
+    rows: Accessor<f32>,
     sign: f32,
 }
 
 #[kernel_body]
 impl Expand {
     fn kernel(&self) -> f32 {
-        let ex = x() % 2 == 0;
-        let ey = y() % 2 == 0;
-        let mut s = 0.0f32;
-        for j in -1..2 {
-            let wy = if ey {
-                if j == 0 {
-                    0.75f32
-                } else {
-                    0.125f32
-                }
-            } else if j == -1 {
-                0.0f32
-            } else {
-                0.5f32
-            };
-            for i in -1..2 {
-                let wx = if ex {
-                    if i == 0 {
-                        0.75f32
-                    } else {
-                        0.125f32
-                    }
-                } else if i == -1 {
-                    0.0f32
-                } else {
-                    0.5f32
-                };
-                s += wx * wy * self.coarse.at(x() / 2 + i - x(), y() / 2 + j - y());
-            }
-        }
-        self.base() + self.sign * s
+        let c = y() / 2 - y();
+        let up = if y() % 2 == 0 {
+            0.125f32 * self.rows.at(0, c - 1)
+                + 0.75f32 * self.rows.at(0, c)
+                + 0.125f32 * self.rows.at(0, c + 1)
+        } else {
+            0.5f32 * (self.rows.at(0, c) + self.rows.at(0, c + 1))
+        };
+        self.base() + self.sign * up
     }
 }
 
@@ -107,6 +110,9 @@ pub struct BurtAdelson {
     pub l: Pyramid<f32>,
     /// The reconstruction.
     pub r: Pyramid<f32>,
+    /// Per level but the coarsest: the next level's [`ExpandRows`], the
+    /// width of this level and the height of the next.
+    rows: Vec<Image<f32>>,
     mask: Mask<f32, 5, 5>,
 }
 
@@ -118,13 +124,17 @@ impl BurtAdelson {
     /// The pyramids of `input` with `levels` levels (allocated once).
     pub fn new(input: &Image<f32>, levels: usize) -> Result<BurtAdelson> {
         let g = Pyramid::new(input, levels)?;
-        let row = [1.0f32, 4.0, 6.0, 4.0, 1.0].map(|c| c / 16.0);
-        let rows = row.map(|r| row.map(|c| r * c));
+        let tap = [1.0f32, 4.0, 6.0, 4.0, 1.0].map(|c| c / 16.0);
+        let taps = tap.map(|r| tap.map(|c| r * c));
+        let rows = (1..g.depth())
+            .map(|k| Ok(Image::new(g.level(k - 1)?.width(), g.level(k)?.height())?))
+            .collect::<Result<_>>()?;
         Ok(BurtAdelson {
             l: Pyramid::like(&g)?,
             r: Pyramid::like(&g)?,
             g,
-            mask: Mask::fixed(rows)?,
+            rows,
+            mask: Mask::fixed(taps)?,
         })
     }
 
@@ -144,12 +154,7 @@ impl BurtAdelson {
             }
             .execute(dev, &IterationSpace::full(&coarse))?;
             t.recurse()?;
-            Expand {
-                base: read(&here),
-                coarse: read(&coarse),
-                sign: -1.0,
-            }
-            .execute(dev, &IterationSpace::full(&t.image(l, 0)?))
+            self.expand(dev, t.level(), &here, &coarse, -1.0, &t.image(l, 0)?)
         })
     }
 
@@ -158,18 +163,44 @@ impl BurtAdelson {
         let (l, r) = (&self.l, &self.r);
         traverse(&[l, r], |t| {
             let out = IterationSpace::full(&t.image(r, 0)?);
-            let detail = read(&t.image(l, 0)?);
             if t.is_bottom_level() {
+                let detail = read(&t.image(l, 0)?);
                 return Copy { input: detail }.execute(dev, &out);
             }
             t.recurse()?;
-            Expand {
-                base: detail,
-                coarse: read(&t.image(r, 1)?),
-                sign: 1.0,
-            }
-            .execute(dev, &out)
+            self.expand(
+                dev,
+                t.level(),
+                &t.image(l, 0)?,
+                &t.image(r, 1)?,
+                1.0,
+                out.image(),
+            )
         })
+    }
+
+    /// `out = base + sign · expand(coarse)` at `level`, in two passes
+    /// through that level's `rows` image.
+    fn expand(
+        &self,
+        dev: &Device,
+        level: usize,
+        base: &Image<f32>,
+        coarse: &Image<f32>,
+        sign: f32,
+        out: &Image<f32>,
+    ) -> Result<()> {
+        let rows = &self.rows[level];
+        ExpandRows {
+            coarse: read(coarse),
+        }
+        .execute(dev, &IterationSpace::full(rows))?;
+        Expand {
+            base: read(base),
+            rows: read(rows),
+            sign,
+        }
+        .execute(dev, &IterationSpace::full(out))
     }
 
     /// `max |R_0 - G_0|`.
