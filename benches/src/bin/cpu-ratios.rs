@@ -7,7 +7,9 @@
 //! ```
 //!
 //! Running the five alternately, one of each per round, exposes them to the
-//! same machine noise, so their ratios are steadier than separate runs.
+//! same machine noise, so their ratios are steadier than separate runs; the
+//! order rotates from round to round, so that none always runs after the
+//! same workload.
 
 use anyhow::{bail, Context, Result};
 use hipacc::Device;
@@ -100,21 +102,29 @@ fn run() -> Result<()> {
         gauss.bytes(),
     ];
     let mut samples: [Vec<f64>; 5] = Default::default();
-    for _ in 0..rounds {
-        samples[0].push(time(|| {
-            triad.run(black_box(3.0));
-            Ok(())
-        })?);
-        samples[1].push(time(|| {
-            jacobi.baseline();
-            Ok(())
-        })?);
-        samples[2].push(time(|| Ok(jacobi.hipacc()?))?);
-        samples[3].push(time(|| {
-            gauss.baseline();
-            Ok(())
-        })?);
-        samples[4].push(time(|| Ok(gauss.hipacc()?))?);
+    for round in 0..rounds {
+        // Each round starts one workload later, so that no workload always
+        // follows the same one (whose data the shared cache still holds).
+        for k in 0..names.len() {
+            let w = (round + k) % names.len();
+            let ms = match w {
+                0 => time(|| {
+                    triad.run(black_box(3.0));
+                    Ok(())
+                })?,
+                1 => time(|| {
+                    jacobi.baseline();
+                    Ok(())
+                })?,
+                2 => time(|| Ok(jacobi.hipacc()?))?,
+                3 => time(|| {
+                    gauss.baseline();
+                    Ok(())
+                })?,
+                _ => time(|| Ok(gauss.hipacc()?))?,
+            };
+            samples[w].push(ms);
+        }
     }
     black_box(triad.a(0));
 

@@ -24,6 +24,7 @@
 mod interior;
 mod plan;
 mod separable;
+mod simd;
 
 use crate::Result;
 use hipacc_core::cpu::{Border, Interior as Unchecked, LeftRight, ReadMode, TopBottom};
@@ -151,20 +152,16 @@ fn run_row<K: KernelBody>(
     edge_loop::<K, LeftRight>(views, x0, y, left);
     let (xs, yi) = (inner.cols.start as isize, y as isize);
     // The first few pixels run alone: the vector loops then start at a
-    // 16-byte aligned output address, so that no vector store splits a
-    // cache line, and the pairs at an even column.
+    // 32-byte aligned output address, so that no vector store (AVX2 at
+    // most) splits a cache line, and the pairs at an even column.
     let head = match shape {
         LoopShape::Pairs => inner.cols.start % 2,
-        _ => middle.as_ptr().align_offset(16),
+        _ => middle.as_ptr().align_offset(32),
     };
     let (first, rest) = middle.split_at_mut(head.min(middle.len()));
-    plain_loop::<K>(views, xs, yi, first);
+    interior_loop::<K>(LoopShape::Plain, views, xs, yi, first);
     let xs = xs + first.len() as isize;
-    match shape {
-        LoopShape::Plain => plain_loop::<K>(views, xs, yi, rest),
-        LoopShape::Lanes => lanes_loop::<K>(views, xs, yi, rest),
-        LoopShape::Pairs => pairs_loop::<K>(views, xs, yi, rest),
-    }
+    interior_loop::<K>(shape, views, xs, yi, rest);
     edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
 }
 
@@ -184,10 +181,71 @@ fn edge_loop<K: KernelBody, M: ReadMode>(
     }
 }
 
-/// The [`LoopShape::Plain`] interior loop. Not inlined, so that `row` stays
-/// a `noalias` parameter: LLVM then knows the stores cannot change what the
-/// views read and vectorises without run-time overlap checks.
+/// Computes the interior pixels `row` (columns from `xs`) in the loop
+/// `shape`, compiled for AVX2 where the CPU has it ([`simd`]).
+fn interior_loop<K: KernelBody>(
+    shape: LoopShape,
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if simd::avx2() {
+        // SAFETY: the CPU supports AVX2.
+        return unsafe { interior_avx2::<K>(shape, views, xs, y, row) };
+    }
+    interior_baseline::<K>(shape, views, xs, y, row);
+}
+
+/// [`interior_shapes`] for the compilation target. Not inlined (nor is
+/// [`interior_avx2`]), so that `row` stays a `noalias` parameter: LLVM then
+/// knows the stores cannot change what the views read and vectorises
+/// without run-time overlap checks.
 #[inline(never)]
+fn interior_baseline<K: KernelBody>(
+    shape: LoopShape,
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
+    interior_shapes::<K>(shape, views, xs, y, row);
+}
+
+/// [`interior_shapes`] with AVX2 enabled.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn interior_avx2<K: KernelBody>(
+    shape: LoopShape,
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
+    interior_shapes::<K>(shape, views, xs, y, row);
+}
+
+#[inline(always)]
+fn interior_shapes<K: KernelBody>(
+    shape: LoopShape,
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
+    match shape {
+        LoopShape::Plain => plain_loop::<K>(views, xs, y, row),
+        LoopShape::Lanes => lanes_loop::<K>(views, xs, y, row),
+        LoopShape::Pairs => pairs_loop::<K>(views, xs, y, row),
+    }
+}
+
+/// The [`LoopShape::Plain`] interior loop: one pixel per iteration.
+#[inline(always)]
 fn plain_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
     for (i, out) in row.iter_mut().enumerate() {
         // SAFETY: the caller passes pixels of the interior, computed by
@@ -224,7 +282,7 @@ fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
 /// unsigned `h`, so that LLVM knows the parity of each: `x() % 2` folds to
 /// a constant, and a body that branches on it (upsampling, red-black
 /// colours) keeps only the work of each phase.
-#[inline(never)]
+#[inline(always)]
 fn pairs_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
     debug_assert!(xs >= 0 && xs % 2 == 0, "bug: pairs start at column {xs}");
     let h0 = (xs / 2) as usize;

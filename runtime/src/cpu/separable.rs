@@ -335,8 +335,45 @@ struct Axis {
 }
 
 /// One band: output rows `first..` of the space (space-relative) into
-/// `band` (whole output-image rows).
+/// `band` (whole output-image rows), compiled for AVX2 where the CPU has it
+/// ([`super::simd`]).
 fn band_pass<T: Float>(
+    src: &Source<'_, T>,
+    taps: &Taps<T>,
+    space: Rect,
+    first: usize,
+    band: &mut [T],
+    out_width: usize,
+    buf: &mut Vec<T>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::avx2() {
+        // SAFETY: the CPU supports AVX2.
+        return unsafe { band_pass_avx2(src, taps, space, first, band, out_width, buf) };
+    }
+    band_pass_body(src, taps, space, first, band, out_width, buf);
+}
+
+/// [`band_pass_body`] with AVX2 enabled.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn band_pass_avx2<T: Float>(
+    src: &Source<'_, T>,
+    taps: &Taps<T>,
+    space: Rect,
+    first: usize,
+    band: &mut [T],
+    out_width: usize,
+    buf: &mut Vec<T>,
+) {
+    band_pass_body(src, taps, space, first, band, out_width, buf);
+}
+
+#[inline(always)]
+fn band_pass_body<T: Float>(
     src: &Source<'_, T>,
     taps: &Taps<T>,
     space: Rect,
@@ -379,6 +416,7 @@ fn band_pass<T: Float>(
 
 /// The vertical pass of one output row from `ky.len()` consecutive rows of
 /// horizontal sums (`rows`, each `out.len()` long), one row at a time.
+#[inline(always)]
 fn vertical<T: Float>(rows: &[T], ky: &[T], out: &mut [T]) {
     let sw = out.len();
     for (d, &v) in out.iter_mut().zip(&rows[..sw]) {
@@ -410,6 +448,7 @@ fn vertical_n<T: Float, const N: usize>(rows: &[T], ky: &[T], out: &mut [T]) {
 /// The horizontal pass of one region row into `out`: output column `p`
 /// reads row columns `q - cx ..= q - cx + w - 1` with `q = stride · p +
 /// base`.
+#[inline(always)]
 fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], axis: Axis, out: &mut [T]) {
     let (n, w) = (row.len() as i64, kx.len() as i64);
     let len = out.len() as i64;
