@@ -104,7 +104,8 @@ pub trait KernelBody: KernelFields {
     /// # Safety
     /// With `M = Interior` every accessor read is unchecked: the caller must
     /// guarantee that all reads at `(x, y)` fall inside each accessor's region
-    /// (the CPU backend computes that interior from the IR's footprints).
+    /// at positions that fit in `i32`, as `x` and `y` do (the CPU backend
+    /// computes that interior from the IR's footprints).
     /// The other modes have no precondition; for the values of the
     /// boundary conditions, the axes `M` leaves unchecked must read inside.
     unsafe fn cpu_pixel<M: ReadMode>(

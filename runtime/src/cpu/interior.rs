@@ -71,20 +71,30 @@ pub(crate) struct Interior {
     pub(crate) rows: Range<usize>,
 }
 
+/// Coordinates below this fit in `i32`.
+const I32_SPAN: usize = i32::MAX as usize;
+
 /// The interior of `space` for accessors given as (region, reach); `None`
 /// as reach means unbounded.
 pub(crate) fn interior(
     space: Rect,
     accessors: impl IntoIterator<Item = (Rect, Option<Reach>)>,
 ) -> Interior {
+    let none = Interior {
+        cols: space.x..space.x,
+        rows: space.y..space.y,
+    };
+    // Unchecked reads compute positions in i32 (see `AccessorView`'s
+    // `CpuRead`): images beyond that run checked throughout.
+    let fits = |r: Rect| r.x + r.width <= I32_SPAN && r.y + r.height <= I32_SPAN;
+    if !fits(space) {
+        return none;
+    }
     let mut cols = 0..space.width;
     let mut rows = 0..space.height;
     for (region, reach) in accessors {
-        let Some(reach) = reach else {
-            return Interior {
-                cols: space.x..space.x,
-                rows: space.y..space.y,
-            };
+        let Some(reach) = reach.filter(|_| fits(region)) else {
+            return none;
         };
         if reach.reads_nothing() {
             continue;
@@ -262,6 +272,17 @@ mod tests {
     fn unbounded_footprint_leaves_no_interior() {
         let space = Rect::full(64, 64);
         let i = interior(space, [(space, reach(0, 0, 0, 0)), (space, None)]);
+        assert!(i.cols.is_empty() && i.rows.is_empty());
+    }
+
+    #[test]
+    fn positions_beyond_i32_leave_no_interior() {
+        let wide = Rect::new(0, 0, I32_SPAN + 1, 1);
+        let i = interior(wide, [(wide, reach(0, 0, 0, 0))]);
+        assert!(i.cols.is_empty() && i.rows.is_empty());
+        let space = Rect::full(8, 8);
+        let far = Rect::new(I32_SPAN - 4, 0, 8, 8);
+        let i = interior(space, [(far, reach(0, 0, 0, 0))]);
         assert!(i.cols.is_empty() && i.rows.is_empty());
     }
 
