@@ -53,7 +53,10 @@ pub struct Device {
 
 #[derive(Clone, Debug)]
 pub(crate) enum DeviceInner {
-    Cpu,
+    /// Launches of fewer output pixels than this run on the calling thread.
+    Cpu {
+        serial_pixels: usize,
+    },
     OpenCl(Arc<crate::opencl::ClDevice>),
     Cuda(Arc<crate::cuda::CudaDevice>),
 }
@@ -66,9 +69,29 @@ impl Device {
         }
     }
 
+    /// Launches with fewer output pixels than this run on the calling thread
+    /// on [`Device::cpu`]: below it, rayon's fork-join costs about as much as
+    /// the pixels (the coarse levels of a pyramid or a multigrid cycle).
+    pub const CPU_SERIAL_PIXELS: usize = 8 * 1024;
+
     /// The native CPU backend; always available.
     pub fn cpu() -> Device {
-        Device::new(DeviceInner::Cpu)
+        Device::cpu_serial_below(Device::CPU_SERIAL_PIXELS)
+    }
+
+    /// The native CPU backend, running launches of fewer than `pixels`
+    /// output pixels on the calling thread and larger ones in parallel;
+    /// `0` runs every launch in parallel. For measuring the threshold.
+    ///
+    /// ```
+    /// use hipacc::Device;
+    /// let everything_parallel = Device::cpu_serial_below(0);
+    /// assert_eq!(everything_parallel.kind().name(), "cpu");
+    /// ```
+    pub fn cpu_serial_below(pixels: usize) -> Device {
+        Device::new(DeviceInner::Cpu {
+            serial_pixels: pixels,
+        })
     }
 
     /// The OpenCL backend on the first OpenCL GPU, else on any OpenCL device
@@ -121,7 +144,7 @@ impl Device {
     /// The backend kind.
     pub fn kind(&self) -> BackendKind {
         match self.inner {
-            DeviceInner::Cpu => BackendKind::Cpu,
+            DeviceInner::Cpu { .. } => BackendKind::Cpu,
             DeviceInner::OpenCl(_) => BackendKind::OpenCl,
             DeviceInner::Cuda(_) => BackendKind::Cuda,
         }
@@ -130,7 +153,9 @@ impl Device {
     /// A human-readable device name.
     pub fn name(&self) -> String {
         match &self.inner {
-            DeviceInner::Cpu => format!("native CPU ({} threads)", rayon::current_num_threads()),
+            DeviceInner::Cpu { .. } => {
+                format!("native CPU ({} threads)", rayon::current_num_threads())
+            }
             DeviceInner::OpenCl(d) => format!("OpenCL {} ({})", d.name, d.driver),
             DeviceInner::Cuda(d) => format!("CUDA {} ({})", d.name, d.driver),
         }
@@ -139,7 +164,7 @@ impl Device {
     /// True for GPU devices (CUDA, OpenCL GPUs).
     pub fn is_gpu(&self) -> bool {
         match &self.inner {
-            DeviceInner::Cpu => false,
+            DeviceInner::Cpu { .. } => false,
             DeviceInner::OpenCl(d) => d.is_gpu,
             DeviceInner::Cuda(_) => true,
         }
@@ -149,7 +174,7 @@ impl Device {
     /// native CPU backend, which generates no code at run time).
     pub fn target(&self) -> Option<&'static Target> {
         match &self.inner {
-            DeviceInner::Cpu => None,
+            DeviceInner::Cpu { .. } => None,
             DeviceInner::OpenCl(d) => Some(d.target),
             DeviceInner::Cuda(d) => Some(d.target),
         }
@@ -158,7 +183,7 @@ impl Device {
     /// The language of generated code (`None` for the native CPU backend).
     pub fn language(&self) -> Option<Language> {
         match &self.inner {
-            DeviceInner::Cpu => None,
+            DeviceInner::Cpu { .. } => None,
             DeviceInner::OpenCl(_) => Some(Language::OpenCl),
             DeviceInner::Cuda(_) => Some(Language::Cuda),
         }
@@ -201,7 +226,7 @@ impl Device {
     /// Does nothing on the CPU backend.
     pub fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
         match &self.inner {
-            DeviceInner::Cpu => Ok(()),
+            DeviceInner::Cpu { .. } => Ok(()),
             DeviceInner::OpenCl(d) => crate::opencl::build(d, items).map(|_| ()),
             DeviceInner::Cuda(d) => crate::cuda::build(d, items).map(|_| ()),
         }
@@ -211,7 +236,7 @@ impl Device {
     /// for it to finish); `None` on the CPU backend or before any launch.
     pub fn last_launch_time(&self) -> Option<Duration> {
         match &self.inner {
-            DeviceInner::Cpu => None,
+            DeviceInner::Cpu { .. } => None,
             DeviceInner::OpenCl(d) => d.last_launch_time(),
             DeviceInner::Cuda(d) => d.last_launch_time(),
         }
@@ -222,7 +247,7 @@ impl Device {
     /// CPU backend or before any launch.
     pub fn last_launch_config(&self) -> Option<Config> {
         let slot = match &self.inner {
-            DeviceInner::Cpu => return None,
+            DeviceInner::Cpu { .. } => return None,
             DeviceInner::OpenCl(d) => &d.last_config,
             DeviceInner::Cuda(d) => &d.last_config,
         };
@@ -234,7 +259,7 @@ impl Device {
     /// Waits until every queued launch and transfer has finished.
     pub fn synchronize(&self) -> Result<()> {
         match &self.inner {
-            DeviceInner::Cpu => Ok(()),
+            DeviceInner::Cpu { .. } => Ok(()),
             DeviceInner::OpenCl(d) => d.finish(),
             DeviceInner::Cuda(d) => d.finish(),
         }
@@ -243,7 +268,7 @@ impl Device {
     /// `(hits, misses)` of the device's compiled-kernel cache.
     pub fn kernel_cache_stats(&self) -> (u64, u64) {
         match &self.inner {
-            DeviceInner::Cpu => (0, 0),
+            DeviceInner::Cpu { .. } => (0, 0),
             DeviceInner::OpenCl(d) => d.kernels.stats(),
             DeviceInner::Cuda(d) => d.kernels.stats(),
         }
@@ -253,7 +278,7 @@ impl Device {
     /// memory, images); always false on the CPU backend.
     pub(crate) fn fits(&self, config: &Config) -> bool {
         match &self.inner {
-            DeviceInner::Cpu => false,
+            DeviceInner::Cpu { .. } => false,
             DeviceInner::OpenCl(d) => d.check_limits(config, 0).is_ok(),
             DeviceInner::Cuda(d) => d.check_limits(config, 0).is_ok(),
         }
@@ -262,7 +287,7 @@ impl Device {
     /// The device part of the explore mode's tuning keys (`None` on CPU).
     pub(crate) fn tune_name(&self) -> Option<String> {
         match &self.inner {
-            DeviceInner::Cpu => None,
+            DeviceInner::Cpu { .. } => None,
             DeviceInner::OpenCl(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
             DeviceInner::Cuda(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
         }

@@ -17,7 +17,7 @@ impl<K: Kernel> Execute for K {
     fn execute(&self, device: &Device, space: &IterationSpace<K::Output>) -> Result<()> {
         // Recorded in the schedule trace when a traversal runs on this thread.
         crate::trace::launch(K::NAME, device.kind().name(), || match device.inner() {
-            DeviceInner::Cpu => crate::cpu::execute(self, space),
+            DeviceInner::Cpu { serial_pixels } => crate::cpu::execute(self, space, *serial_pixels),
             DeviceInner::OpenCl(d) => crate::opencl::execute(d, device.overrides(), self, space),
             DeviceInner::Cuda(d) => crate::cuda::execute(d, device.overrides(), self, space),
         })

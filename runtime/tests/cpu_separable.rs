@@ -11,6 +11,9 @@
 //! A wrong tap, row or boundary remap changes a result by at least
 //! 1/16 · 1/64 (inputs are multiples of 1/16 at least 0.5, coefficients at
 //! least 1/64), far above that bound.
+//!
+//! The device runs every launch in parallel (`Device::cpu_serial_below(0)`):
+//! `Device::cpu()` computes launches as small as these images directly.
 
 use hipacc::core::ir::evaluate_kernel;
 use hipacc::prelude::*;
@@ -168,7 +171,7 @@ fn check<K: Kernel>(
     let reference = Image::<K::Output>::new(out.0, out.1).expect("out");
     kernel
         .execute(
-            &Device::cpu(),
+            &Device::cpu_serial_below(0),
             &IterationSpace::region(&cpu, space).expect("space"),
         )
         .expect("cpu");

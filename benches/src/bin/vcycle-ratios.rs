@@ -1,7 +1,9 @@
 //! `vcycle-ratios`: one V(2,2) Jacobi cycle on 2048x2048 f32 (6 levels),
-//! fused and unfused, alternating with the STREAM triad; prints ms per
-//! cycle, the finest level's share and the ratio to the bandwidth bound
-//! (bytes the kernels must move / triad bandwidth of the same run).
+//! fused and unfused, and fused with every launch parallel (no
+//! single-threaded path for small levels), alternating with the STREAM
+//! triad; prints ms per cycle, the finest level's share and the ratio to
+//! the bandwidth bound (bytes the kernels must move / triad bandwidth of the
+//! same run).
 //!
 //! ```text
 //! cargo run --release -p hipacc-benches --bin vcycle-ratios [-- --rounds N]
@@ -42,9 +44,16 @@ fn run() -> Result<()> {
         bail!("--rounds {rounds}: at least 5 are needed for a median");
     }
     let mut triad = Triad::new(TRIAD_DEFAULT_LEN);
+    // The last run sends every launch to rayon, coarse levels included: the
+    // cost of the single-threaded path below `Device::CPU_SERIAL_PIXELS`
+    // not being there.
     let runs = [
         ("unfused", VcycleRun::new(Device::cpu(), false)?),
         ("fused", VcycleRun::new(Device::cpu(), true)?),
+        (
+            "fused, no serial",
+            VcycleRun::new(Device::cpu_serial_below(0), true)?,
+        ),
     ];
     triad.run(3.0);
     let bytes: Vec<u64> = runs
@@ -81,7 +90,7 @@ fn run() -> Result<()> {
         median(triad_ms)
     );
     println!(
-        "{:<8} {:>9} {:>13} {:>10} {:>11} {:>9}",
+        "{:<16} {:>9} {:>13} {:>10} {:>11} {:>9}",
         "cycle", "ms", "finest level", "MB moved", "bound ms", "x bound"
     );
     for (i, (name, _)) in runs.iter().enumerate() {
@@ -89,7 +98,7 @@ fn run() -> Result<()> {
         let share = median(finest_ms[i].clone()) / ms;
         let bound = bytes[i] as f64 / (triad_gbs * 1e6);
         println!(
-            "{name:<8} {ms:>9.2} {:>12.0}% {:>10.1} {bound:>11.2} {:>9.2}",
+            "{name:<16} {ms:>9.2} {:>12.0}% {:>10.1} {bound:>11.2} {:>9.2}",
             100.0 * share,
             bytes[i] as f64 / 1e6,
             ms / bound

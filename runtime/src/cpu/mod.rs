@@ -12,7 +12,8 @@
 //!    slots, see [`plan`]) and computes the [`interior`]: the rectangle of
 //!    output pixels whose reads all stay inside every accessor's region;
 //! 3. runs a kernel whose body is one convolution with a rank-1 mask as two
-//!    one-dimensional passes ([`separable`]) and returns;
+//!    one-dimensional passes ([`separable`]) and returns, unless the launch
+//!    is small;
 //! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). A row whose reads leave the
 //!    image vertically runs `Border` on its corners and `TopBottom` between
@@ -33,10 +34,6 @@ use interior::Interior;
 use plan::LoopShape;
 use rayon::prelude::*;
 
-/// Launches with fewer output pixels run on the calling thread: below this,
-/// rayon's fork-join costs about as much as the pixels.
-const SERIAL_PIXELS: usize = 8 * 1024;
-
 /// Output pixels per band: enough to amortise the task, few enough that a
 /// band's input rows stay in cache (32 rows of a 2048-wide image).
 const BAND_PIXELS: usize = 64 * 1024;
@@ -44,8 +41,13 @@ const BAND_PIXELS: usize = 64 * 1024;
 /// Interior pixels per step of [`LoopShape::Lanes`]: two SSE vectors of f32.
 const LANES: usize = 8;
 
-/// Runs `kernel` over `space` on the CPU.
-pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) -> Result<()> {
+/// Runs `kernel` over `space` on the CPU, on the calling thread when it has
+/// fewer than `serial_pixels` pixels.
+pub(crate) fn execute<K: Kernel>(
+    kernel: &K,
+    space: &IterationSpace<K::Output>,
+    serial_pixels: usize,
+) -> Result<()> {
     let bindings = kernel.bindings();
     check_aliasing::<K>(&bindings, space.image().id())?;
     let plan = plan::plan(kernel, &bindings)?;
@@ -60,7 +62,10 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
     );
     let shape = plan.shape;
     let width = space.image().width();
-    if let Some(conv) = plan.convolution {
+    let serial = rect.width * rect.height < serial_pixels;
+    // Small convolutions run directly on this thread: two passes over a few
+    // rows gain nothing.
+    if let Some(conv) = plan.convolution.filter(|_| !serial) {
         let mask = &bindings.masks[conv.mask];
         let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
         let size = (mask.slot.width as usize, mask.slot.height as usize);
@@ -74,7 +79,7 @@ pub(crate) fn execute<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) 
     let mut out = space.image().write()?;
     let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
     let cols = rect.x..rect.x + rect.width;
-    if rect.width * rect.height < SERIAL_PIXELS {
+    if serial {
         for (i, row) in rows.chunks_mut(width).enumerate() {
             run_row::<K>(
                 &views,
