@@ -17,13 +17,19 @@ fn triad(c: &mut Criterion) {
 }
 
 fn jacobi(c: &mut Criterion) {
-    let mut run = match JacobiRun::new(SIZE, SIZE, Device::cpu()) {
+    let run = match JacobiRun::new(SIZE, SIZE, Device::cpu()) {
         Ok(r) => r,
         Err(e) => panic!("jacobi setup failed: {e:#}"),
     };
     let mut g = c.benchmark_group("jacobi");
     g.throughput(Throughput::Bytes(run.bytes()));
-    g.bench_function("baseline", |b| b.iter(|| run.baseline()));
+    g.bench_function("baseline", |b| {
+        b.iter(|| {
+            if let Err(e) = run.baseline() {
+                panic!("baseline failed: {e}");
+            }
+        })
+    });
     g.bench_function("hipacc", |b| {
         b.iter(|| {
             if let Err(e) = run.hipacc() {
@@ -35,13 +41,19 @@ fn jacobi(c: &mut Criterion) {
 }
 
 fn gauss5(c: &mut Criterion) {
-    let mut run = match Gauss5Run::new(SIZE, SIZE, Device::cpu()) {
+    let run = match Gauss5Run::new(SIZE, SIZE, Device::cpu()) {
         Ok(r) => r,
         Err(e) => panic!("gauss5 setup failed: {e:#}"),
     };
     let mut g = c.benchmark_group("gauss5");
     g.throughput(Throughput::Bytes(run.bytes()));
-    g.bench_function("baseline", |b| b.iter(|| run.baseline()));
+    g.bench_function("baseline", |b| {
+        b.iter(|| {
+            if let Err(e) = run.baseline() {
+                panic!("baseline failed: {e}");
+            }
+        })
+    });
     g.bench_function("hipacc", |b| {
         b.iter(|| {
             if let Err(e) = run.hipacc() {

@@ -72,17 +72,15 @@ fn max_difference(a: &[f32], b: &[f32]) -> f32 {
 fn run() -> Result<()> {
     let rounds = rounds_arg()?;
     let mut triad = Triad::new(TRIAD_DEFAULT_LEN);
-    let mut jacobi = JacobiRun::new(SIZE, SIZE, Device::cpu())?;
-    let mut gauss = Gauss5Run::new(SIZE, SIZE, Device::cpu())?;
+    let jacobi = JacobiRun::new(SIZE, SIZE, Device::cpu())?;
+    let gauss = Gauss5Run::new(SIZE, SIZE, Device::cpu())?;
 
     // Warm up every path once and check hipacc against the baselines.
     triad.run(3.0);
-    jacobi.baseline();
-    jacobi.hipacc()?;
-    gauss.baseline();
-    gauss.hipacc()?;
-    let dj = max_difference(&jacobi.hipacc_output()?, jacobi.baseline_output());
-    let dg = max_difference(&gauss.hipacc_output()?, gauss.baseline_output());
+    let (ours, theirs) = jacobi.outputs()?;
+    let dj = max_difference(&ours, &theirs);
+    let (ours, theirs) = gauss.outputs()?;
+    let dg = max_difference(&ours, &theirs);
     if dj > 1e-5 || dg > 1e-5 {
         bail!("hipacc and the baselines disagree: jacobi max |diff| {dj}, gauss5 {dg}");
     }
@@ -112,15 +110,9 @@ fn run() -> Result<()> {
                     triad.run(black_box(3.0));
                     Ok(())
                 })?,
-                1 => time(|| {
-                    jacobi.baseline();
-                    Ok(())
-                })?,
+                1 => time(|| Ok(jacobi.baseline()?))?,
                 2 => time(|| Ok(jacobi.hipacc()?))?,
-                3 => time(|| {
-                    gauss.baseline();
-                    Ok(())
-                })?,
+                3 => time(|| Ok(gauss.baseline()?))?,
                 _ => time(|| Ok(gauss.hipacc()?))?,
             };
             samples[w].push(ms);
