@@ -203,6 +203,34 @@ impl BurtAdelson {
         .execute(dev, &IterationSpace::full(out))
     }
 
+    /// The IR of every kernel the workload launches, as at its finest level
+    /// (for emitting or compiling GPU code without running anything).
+    pub fn kernel_irs(&self) -> Result<Vec<hipacc::core::ir::Kernel>> {
+        let (fine, coarse) = (self.g.level(0)?, self.g.level(1.min(self.g.depth() - 1))?);
+        let rows = self.rows.first().unwrap_or(&fine);
+        Ok(vec![
+            Downsample {
+                fine: read(&fine),
+                mask: self.mask.clone(),
+            }
+            .ir()?,
+            ExpandRows {
+                coarse: read(&coarse),
+            }
+            .ir()?,
+            Expand {
+                base: read(&fine),
+                rows: read(rows),
+                sign: -1.0,
+            }
+            .ir()?,
+            Copy {
+                input: read(&coarse),
+            }
+            .ir()?,
+        ])
+    }
+
     /// `max |R_0 - G_0|`.
     pub fn max_reconstruction_error(&self) -> Result<f32> {
         let (a, b) = (self.g.level(0)?.to_vec()?, self.r.level(0)?.to_vec()?);

@@ -102,3 +102,43 @@ fn bad_input_is_a_clear_error() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// The OpenCL backend builds the same Laplacian pyramid and reconstruction
+/// as the CPU: within 1e-5, the rounding of sums of at most 25 products of
+/// values in [0, 1] done in another order (OpenCL may contract to FMA).
+#[test]
+fn opencl_builds_the_pyramids_of_the_cpu() {
+    use hipacc::Device;
+    use hipacc_examples::pyramid::{test_image, BurtAdelson};
+    let cl = match Device::opencl() {
+        Ok(d) => d,
+        Err(e) => {
+            println!("[SKIP] opencl: {e}");
+            return;
+        }
+    };
+    let image = test_image(67).unwrap();
+    let levels = 5;
+    let (cpu, gpu) = (
+        BurtAdelson::new(&image, levels).unwrap(),
+        BurtAdelson::new(&image, levels).unwrap(),
+    );
+    for (work, dev) in [(&cpu, Device::cpu()), (&gpu, cl)] {
+        work.decompose(&dev).unwrap();
+        work.reconstruct(&dev).unwrap();
+    }
+    for k in 0..levels {
+        let (a, b) = (
+            cpu.l.level(k).unwrap().to_vec().unwrap(),
+            gpu.l.level(k).unwrap().to_vec().unwrap(),
+        );
+        let diff = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max);
+        assert!(diff <= 1e-5, "level {k}: opencl and cpu differ by {diff}");
+    }
+    let error = gpu.max_reconstruction_error().unwrap();
+    assert!(error < 1e-5, "opencl reconstruction error {error}");
+}
