@@ -52,10 +52,21 @@ pub fn pattern(width: usize, height: usize, seed: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Every pixel NaN, so that a run that writes nothing cannot pass a check.
-fn poison(img: &Image<f32>) -> hipacc::Result<()> {
-    let n = img.width() * img.height();
-    Ok(img.copy_from_slice(&vec![f32::NAN; n])?)
+/// The outputs `hipacc` and `baseline` leave in `out`, each run into an
+/// output first filled with NaN, so that a run that writes nothing cannot
+/// pass a check.
+fn both_outputs(
+    out: &Image<f32>,
+    hipacc: impl Fn() -> hipacc::Result<()>,
+    baseline: impl Fn() -> hipacc::Result<()>,
+) -> hipacc::Result<(Vec<f32>, Vec<f32>)> {
+    let nan = vec![f32::NAN; out.width() * out.height()];
+    out.copy_from_slice(&nan)?;
+    hipacc()?;
+    let ours = out.to_vec()?;
+    out.copy_from_slice(&nan)?;
+    baseline()?;
+    Ok((ours, out.to_vec()?))
 }
 
 /// A Jacobi sweep's data, for hipacc and the baseline.
@@ -122,12 +133,7 @@ impl JacobiRun {
     /// hipacc's and the baseline's outputs, each run into an output filled
     /// with NaN first.
     pub fn outputs(&self) -> hipacc::Result<(Vec<f32>, Vec<f32>)> {
-        poison(self.space.image())?;
-        self.hipacc()?;
-        let ours = self.output()?;
-        poison(self.space.image())?;
-        self.baseline()?;
-        Ok((ours, self.output()?))
+        both_outputs(self.space.image(), || self.hipacc(), || self.baseline())
     }
 }
 
@@ -188,12 +194,7 @@ impl Gauss5Run {
     /// hipacc's and the baseline's outputs, each run into an output filled
     /// with NaN first.
     pub fn outputs(&self) -> hipacc::Result<(Vec<f32>, Vec<f32>)> {
-        poison(self.space.image())?;
-        self.hipacc()?;
-        let ours = self.output()?;
-        poison(self.space.image())?;
-        self.baseline()?;
-        Ok((ours, self.output()?))
+        both_outputs(self.space.image(), || self.hipacc(), || self.baseline())
     }
 }
 

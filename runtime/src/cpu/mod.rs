@@ -186,52 +186,16 @@ fn edge_loop<K: KernelBody, M: ReadMode>(
     }
 }
 
-/// Computes the interior pixels `row` (columns from `xs`) in the loop
-/// `shape`, compiled for AVX2 where the CPU has it ([`simd`]).
-fn interior_loop<K: KernelBody>(
-    shape: LoopShape,
-    views: &K::CpuViews<'_>,
-    xs: isize,
-    y: isize,
-    row: &mut [K::Output],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if simd::avx2() {
-        // SAFETY: the CPU supports AVX2.
-        return unsafe { interior_avx2::<K>(shape, views, xs, y, row) };
-    }
-    interior_baseline::<K>(shape, views, xs, y, row);
-}
-
-/// [`interior_shapes`] for the compilation target. Not inlined (nor is
-/// [`interior_avx2`]), so that `row` stays a `noalias` parameter: LLVM then
-/// knows the stores cannot change what the views read and vectorises
-/// without run-time overlap checks.
-#[inline(never)]
-fn interior_baseline<K: KernelBody>(
-    shape: LoopShape,
-    views: &K::CpuViews<'_>,
-    xs: isize,
-    y: isize,
-    row: &mut [K::Output],
-) {
-    interior_shapes::<K>(shape, views, xs, y, row);
-}
-
-/// [`interior_shapes`] with AVX2 enabled.
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn interior_avx2<K: KernelBody>(
-    shape: LoopShape,
-    views: &K::CpuViews<'_>,
-    xs: isize,
-    y: isize,
-    row: &mut [K::Output],
-) {
-    interior_shapes::<K>(shape, views, xs, y, row);
+simd::dispatch! {
+    /// Computes the interior pixels `row` (columns from `xs`) in the loop
+    /// `shape`, compiled for AVX2 where the CPU has it ([`simd`]).
+    fn interior_loop<K: KernelBody>(
+        shape: LoopShape,
+        views: &K::CpuViews<'_>,
+        xs: isize,
+        y: isize,
+        row: &mut [K::Output],
+    ) => interior_shapes;
 }
 
 #[inline(always)]

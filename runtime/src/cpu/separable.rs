@@ -334,42 +334,19 @@ struct Axis {
     base: i64,
 }
 
-/// One band: output rows `first..` of the space (space-relative) into
-/// `band` (whole output-image rows), compiled for AVX2 where the CPU has it
-/// ([`super::simd`]).
-fn band_pass<T: Float>(
-    src: &Source<'_, T>,
-    taps: &Taps<T>,
-    space: Rect,
-    first: usize,
-    band: &mut [T],
-    out_width: usize,
-    buf: &mut Vec<T>,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if super::simd::avx2() {
-        // SAFETY: the CPU supports AVX2.
-        return unsafe { band_pass_avx2(src, taps, space, first, band, out_width, buf) };
-    }
-    band_pass_body(src, taps, space, first, band, out_width, buf);
-}
-
-/// [`band_pass_body`] with AVX2 enabled.
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn band_pass_avx2<T: Float>(
-    src: &Source<'_, T>,
-    taps: &Taps<T>,
-    space: Rect,
-    first: usize,
-    band: &mut [T],
-    out_width: usize,
-    buf: &mut Vec<T>,
-) {
-    band_pass_body(src, taps, space, first, band, out_width, buf);
+super::simd::dispatch! {
+    /// One band: output rows `first..` of the space (space-relative) into
+    /// `band` (whole output-image rows), compiled for AVX2 where the CPU has
+    /// it ([`super::simd`]).
+    fn band_pass<T: Float>(
+        src: &Source<'_, T>,
+        taps: &Taps<T>,
+        space: Rect,
+        first: usize,
+        band: &mut [T],
+        out_width: usize,
+        buf: &mut Vec<T>,
+    ) => band_pass_body;
 }
 
 #[inline(always)]

@@ -20,3 +20,37 @@ pub(crate) fn avx2() -> bool {
         false
     }
 }
+
+/// `dispatch!(fn name<T: Bound>(args) => body);` defines `name`, which
+/// calls `body::<T>(args)` (an `#[inline(always)]` function) compiled with
+/// AVX2 enabled where [`avx2`] says so, and for the compilation target
+/// otherwise. Neither copy is inlined into `name`, so that a slice argument
+/// stays a `noalias` parameter of the loop that writes it: LLVM then
+/// vectorises without run-time overlap checks.
+macro_rules! dispatch {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) => $body:ident;
+    ) => {
+        $(#[$meta])*
+        fn $name<$($g: $bound),*>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                unsafe fn wide<$($g: $bound),*>($($arg: $ty),*) {
+                    $body::<$($g),*>($($arg),*)
+                }
+                if $crate::cpu::simd::avx2() {
+                    // SAFETY: the CPU supports AVX2.
+                    return unsafe { wide::<$($g),*>($($arg),*) };
+                }
+            }
+            #[inline(never)]
+            fn narrow<$($g: $bound),*>($($arg: $ty),*) {
+                $body::<$($g),*>($($arg),*)
+            }
+            narrow::<$($g),*>($($arg),*)
+        }
+    };
+}
+pub(crate) use dispatch;
