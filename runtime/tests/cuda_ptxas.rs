@@ -12,7 +12,7 @@
 mod gpu_support;
 
 use gpu_support::cases;
-use hipacc::cuda::{assemble, compile_program, nvrtc_available, ptxas_path};
+use hipacc::cuda::{assemble_program, nvrtc_available, ptxas_path};
 use hipacc::prelude::*;
 use hipacc_codegen::{generate_batch, Config, Language, Target};
 use hipacc_core::ir;
@@ -46,23 +46,15 @@ fn check_every_variant(kernel: &ir::Kernel, target: &Target) -> usize {
     assert!(!configs.is_empty(), "no valid config for `{}`", kernel.name);
     let items: Vec<(&ir::Kernel, &Config)> = configs.iter().map(|c| (kernel, c)).collect();
     let program = generate_batch(&items, target, Language::Cuda).unwrap();
-    let ptx = match compile_program(&program, "compute_90") {
-        Ok(p) => p,
-        Err(e) => panic!("NVRTC rejected `{}`: {e}", kernel.name),
-    };
-    let report = match assemble(&ptx, "sm_90") {
+    let report = match assemble_program(&program, 90) {
         Ok(r) => r,
-        Err(e) => panic!("ptxas rejected `{}`: {e}", kernel.name),
+        Err(e) => panic!("NVRTC or ptxas rejected `{}`: {e}", kernel.name),
     };
     println!(
         "{:<60} {:>5} {:>7} {:>6} {:>6}",
         "variant", "regs", "smem", "stack", "spill"
     );
-    for info in &program.kernels {
-        let r = report
-            .iter()
-            .find(|r| r.entry.contains(&info.entry))
-            .unwrap_or_else(|| panic!("ptxas reported nothing for `{}`", info.entry));
+    for (info, r) in program.kernels.iter().zip(&report) {
         assert!(r.registers > 0, "`{}` uses no registers?", info.entry);
         assert!(
             r.shared_bytes >= info.shared_bytes,
@@ -151,13 +143,8 @@ fn interpolating_reads_compile_and_assemble_for_sm_90() {
         .collect();
     let items: Vec<(&ir::Kernel, &Config)> = kernels.iter().zip(&configs).collect();
     let program = generate_batch(&items, target, Language::Cuda).unwrap();
-    let ptx = compile_program(&program, "compute_90").expect("NVRTC");
-    let report = assemble(&ptx, "sm_90").expect("ptxas");
-    for info in &program.kernels {
-        let r = report
-            .iter()
-            .find(|r| r.entry.contains(&info.entry))
-            .unwrap_or_else(|| panic!("ptxas reported nothing for `{}`", info.entry));
+    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
+    for (info, r) in program.kernels.iter().zip(&report) {
         println!("{:<60} {:>3} registers", info.entry, r.registers);
     }
 }

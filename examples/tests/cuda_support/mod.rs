@@ -4,7 +4,7 @@
 
 use hipacc::codegen::{generate_batch, Config, Language, Target};
 use hipacc::core::ir::Kernel;
-use hipacc::cuda::{assemble, compile_program, nvrtc_available, ptxas_path};
+use hipacc::cuda::{assemble_program, nvrtc_available, ptxas_path};
 
 /// Compiles and assembles `kernels` as one program and prints each entry's
 /// registers and spills; prints a skip line and returns when NVRTC or
@@ -25,13 +25,8 @@ pub(crate) fn assemble_for_h200(kernels: &[Kernel]) {
         .collect();
     let items: Vec<_> = kernels.iter().zip(&configs).collect();
     let program = generate_batch(&items, target, Language::Cuda).expect("generate");
-    let ptx = compile_program(&program, "compute_90").expect("NVRTC");
-    let report = assemble(&ptx, "sm_90").expect("ptxas");
-    for info in &program.kernels {
-        let r = report
-            .iter()
-            .find(|r| r.entry.contains(&info.entry))
-            .unwrap_or_else(|| panic!("ptxas reported nothing for `{}`", info.entry));
+    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
+    for (info, r) in program.kernels.iter().zip(&report) {
         println!(
             "{:<60} {:>3} registers, {} spill bytes",
             info.entry,

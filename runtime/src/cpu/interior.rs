@@ -71,8 +71,10 @@ pub(crate) struct Interior {
     pub(crate) rows: Range<usize>,
 }
 
-/// Coordinates below this fit in `i32`.
-const I32_SPAN: usize = i32::MAX as usize;
+/// Rectangles within this many pixels of the origin: unchecked reads add an
+/// output coordinate (at most the space's far edge) and an offset into a
+/// region (at most its width) in `i32`, which then cannot overflow.
+const I32_SPAN: usize = i32::MAX as usize / 2;
 
 /// The interior of `space` for accessors given as (region, reach); `None`
 /// as reach means unbounded.

@@ -195,21 +195,12 @@ simd::dispatch! {
         xs: isize,
         y: isize,
         row: &mut [K::Output],
-    ) => interior_shapes;
-}
-
-#[inline(always)]
-fn interior_shapes<K: KernelBody>(
-    shape: LoopShape,
-    views: &K::CpuViews<'_>,
-    xs: isize,
-    y: isize,
-    row: &mut [K::Output],
-) {
-    match shape {
-        LoopShape::Plain => plain_loop::<K>(views, xs, y, row),
-        LoopShape::Lanes => lanes_loop::<K>(views, xs, y, row),
-        LoopShape::Pairs => pairs_loop::<K>(views, xs, y, row),
+    ) {
+        match shape {
+            LoopShape::Plain => plain_loop::<K>(views, xs, y, row),
+            LoopShape::Lanes => lanes_loop::<K>(views, xs, y, row),
+            LoopShape::Pairs => pairs_loop::<K>(views, xs, y, row),
+        }
     }
 }
 

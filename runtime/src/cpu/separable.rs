@@ -346,47 +346,36 @@ super::simd::dispatch! {
         band: &mut [T],
         out_width: usize,
         buf: &mut Vec<T>,
-    ) => band_pass_body;
-}
-
-#[inline(always)]
-fn band_pass_body<T: Float>(
-    src: &Source<'_, T>,
-    taps: &Taps<T>,
-    space: Rect,
-    first: usize,
-    band: &mut [T],
-    out_width: usize,
-    buf: &mut Vec<T>,
-) {
-    let h = taps.ky.len();
-    let cy = (h / 2) as i64;
-    let rows = band.len() / out_width;
-    let sw = space.width;
-    let sy = taps.y.stride;
-    buf.clear();
-    buf.resize((sy * (rows - 1) + h) * sw, T::default());
-    let top = (sy * first) as i64 + taps.y.base - cy;
-    for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
-        match src.row(top + s as i64) {
-            Some(row) => horizontal(src, row, &taps.kx, taps.x, hrow),
-            None => {
-                let mut v = taps.kx[0] * src.constant;
-                for &k in &taps.kx[1..] {
-                    v = v + k * src.constant;
+    ) {
+        let h = taps.ky.len();
+        let cy = (h / 2) as i64;
+        let rows = band.len() / out_width;
+        let sw = space.width;
+        let sy = taps.y.stride;
+        buf.clear();
+        buf.resize((sy * (rows - 1) + h) * sw, T::default());
+        let top = (sy * first) as i64 + taps.y.base - cy;
+        for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
+            match src.row(top + s as i64) {
+                Some(row) => horizontal(src, row, &taps.kx, taps.x, hrow),
+                None => {
+                    let mut v = taps.kx[0] * src.constant;
+                    for &k in &taps.kx[1..] {
+                        v = v + k * src.constant;
+                    }
+                    hrow.fill(v);
                 }
-                hrow.fill(v);
             }
         }
-    }
-    for (i, orow) in band.chunks_exact_mut(out_width).enumerate() {
-        let o = &mut orow[space.x..space.x + sw];
-        let rows = &buf[sy * i * sw..(sy * i + h) * sw];
-        match h {
-            3 => vertical_n::<T, 3>(rows, &taps.ky, o),
-            5 => vertical_n::<T, 5>(rows, &taps.ky, o),
-            7 => vertical_n::<T, 7>(rows, &taps.ky, o),
-            _ => vertical(rows, &taps.ky, o),
+        for (i, orow) in band.chunks_exact_mut(out_width).enumerate() {
+            let o = &mut orow[space.x..space.x + sw];
+            let rows = &buf[sy * i * sw..(sy * i + h) * sw];
+            match h {
+                3 => vertical_n::<T, 3>(rows, &taps.ky, o),
+                5 => vertical_n::<T, 5>(rows, &taps.ky, o),
+                7 => vertical_n::<T, 7>(rows, &taps.ky, o),
+                _ => vertical(rows, &taps.ky, o),
+            }
         }
     }
 }

@@ -21,24 +21,25 @@ pub(crate) fn avx2() -> bool {
     }
 }
 
-/// `dispatch!(fn name<T: Bound>(args) => body);` defines `name`, which
-/// calls `body::<T>(args)` (an `#[inline(always)]` function) compiled with
-/// AVX2 enabled where [`avx2`] says so, and for the compilation target
-/// otherwise. Neither copy is inlined into `name`, so that a slice argument
-/// stays a `noalias` parameter of the loop that writes it: LLVM then
-/// vectorises without run-time overlap checks.
+/// `dispatch! { fn name<T: Bound>(args) { body } }` defines `name`, whose
+/// body is compiled twice: with AVX2 enabled, run where [`avx2`] says so,
+/// and for the compilation target otherwise. Neither copy is inlined into
+/// `name`, so that a slice argument stays a `noalias` parameter of the loop
+/// that writes it: LLVM then vectorises without run-time overlap checks.
 macro_rules! dispatch {
     (
         $(#[$meta:meta])*
-        fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) => $body:ident;
+        fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $body:block
     ) => {
         $(#[$meta])*
         fn $name<$($g: $bound),*>($($arg: $ty),*) {
+            #[inline(always)]
+            fn body<$($g: $bound),*>($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2")]
                 unsafe fn wide<$($g: $bound),*>($($arg: $ty),*) {
-                    $body::<$($g),*>($($arg),*)
+                    body::<$($g),*>($($arg),*)
                 }
                 if $crate::cpu::simd::avx2() {
                     // SAFETY: the CPU supports AVX2.
@@ -47,7 +48,7 @@ macro_rules! dispatch {
             }
             #[inline(never)]
             fn narrow<$($g: $bound),*>($($arg: $ty),*) {
-                $body::<$($g),*>($($arg),*)
+                body::<$($g),*>($($arg),*)
             }
             narrow::<$($g),*>($($arg),*)
         }

@@ -15,14 +15,13 @@
 //! variant with NVRTC and assemble it with ptxas to see its resource use.
 //!
 //! ```no_run
-//! use hipacc::cuda::{assemble, compile_program};
+//! use hipacc::cuda::assemble_program;
 //! use hipacc_codegen::{generate, Config, Language, Target};
 //! # fn check(kernel: &hipacc::core::ir::Kernel) -> Result<(), Box<dyn std::error::Error>> {
 //! let target = Target::lookup("h200")?;
 //! let config = Config::choose(kernel, target, Language::Cuda, None)?;
 //! let program = generate(kernel, &config, target, Language::Cuda)?;
-//! let ptx = compile_program(&program, "compute_90")?;
-//! for k in assemble(&ptx, "sm_90")? {
+//! for k in assemble_program(&program, 90)? {
 //!     println!("{}: {} registers, {} bytes smem", k.entry, k.registers, k.shared_bytes);
 //! }
 //! # Ok(()) }
@@ -42,7 +41,7 @@ pub(crate) use program::build;
 
 pub use nvrtc::compile_program;
 pub use probe::NVCUDA_DIR_ENV;
-pub use ptxas::{assemble, ptxas_path, KernelResources};
+pub use ptxas::{assemble, assemble_program, ptxas_path, KernelResources};
 
 /// `Ok` when NVRTC can be loaded (from the system, or the pip wheels in
 /// `HIPACC_NVCUDA_DIR` / `/opt/nvcuda`); else the error says how to get it.

@@ -7,6 +7,7 @@
 
 use super::probe::nvcuda_dirs;
 use crate::{Error, Result};
+use hipacc_codegen::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -82,6 +83,27 @@ pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<KernelResources>> {
     }
     let _ = std::fs::remove_file(&input);
     Ok(parse(&log))
+}
+
+/// Compiles `program` with NVRTC for `compute_{sm}` and assembles it with
+/// ptxas for `sm_{sm}`: the resources of each of its kernels, in the
+/// program's order. Needs no GPU.
+pub fn assemble_program(program: &Program, sm: u32) -> Result<Vec<KernelResources>> {
+    let ptx = super::compile_program(program, &format!("compute_{sm}"))?;
+    let report = assemble(&ptx, &format!("sm_{sm}"))?;
+    program
+        .kernels
+        .iter()
+        .map(|info| {
+            report
+                .iter()
+                .find(|r| r.entry.contains(&info.entry))
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Config(format!("ptxas reported nothing for `{}`", info.entry))
+                })
+        })
+        .collect()
 }
 
 fn kept(path: &Path) -> String {
