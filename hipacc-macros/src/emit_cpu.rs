@@ -13,7 +13,8 @@
 //!     CpuWindow::reduce(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
 //! iterate(&self.w, |dx, dy| { s })
 //!     CpuWindow::for_each(&__v.w, |dx: i32, dy: i32| { s });
-//! for i in -2..=2 { s }           for i in -2i32..3i32 { s }
+//! for i in 0..2 { s }             { let i: i32 = 0i32; s } { let i: i32 = 1i32; s }
+//! for i in 0..100 { s }           for i in 0i32..100i32 { s }
 //! Rgba::new(..)                   <core>::Rgba::new(..)
 //! ```
 //!
@@ -82,8 +83,18 @@ impl<'p> Cpu<'p> {
                 body,
             } => {
                 let var = &var.tokens;
-                let (start, end) = (i32_literal(*start), i32_literal(*end));
                 let body = self.block(body);
+                if (0..=UNROLL_MAX_TRIPS).contains(&(end - start)) {
+                    // Short loops are written out: LLVM's full unroll gives up
+                    // on large bodies, and a loop left inside the pixel loop
+                    // keeps that loop from vectorising.
+                    let copies = (*start..*end).map(|k| {
+                        let k = i32_literal(k);
+                        quote!({ let #var: i32 = #k; #body })
+                    });
+                    return quote!(#(#copies)*);
+                }
+                let (start, end) = (i32_literal(*start), i32_literal(*end));
                 quote!(for #var in #start..#end #body)
             }
             Stmt::Iterate {
@@ -198,6 +209,11 @@ impl<'p> Cpu<'p> {
         }
     }
 }
+
+/// Loops of at most this many trips are written out as copies of their
+/// body. Their bounds are literals, so the copies are exact; eight covers
+/// the taps of the usual 2x2 to 7x7 stencils per axis.
+const UNROLL_MAX_TRIPS: i64 = 8;
 
 /// An `i32` literal token for a loop bound (`-2i32`); the checker keeps
 /// bounds strictly inside the `i32` range.

@@ -127,6 +127,63 @@ fn loops_coordinates_and_clamp() {
     assert_eq!(run(&k, w, h), expected);
 }
 
+/// Loops of every length the CPU emitter treats differently: short ones
+/// (written out, nested here), a long one (kept a loop), an empty one, and
+/// a loop variable that shadows a local for the loop only.
+#[derive(Kernel)]
+#[kernel(output = i32)]
+struct LoopForms {
+    input: Accessor<u8>,
+}
+
+#[kernel_body]
+impl LoopForms {
+    fn kernel(&self) -> i32 {
+        let mut s: i32 = 0;
+        for j in 0..2 {
+            for i in -1..=1 {
+                s += self.input.at(i, j) as i32 * (3 * j + i + 2);
+            }
+        }
+        for k in 0..12 {
+            s += k * x();
+        }
+        for k in 5..5 {
+            s += 1000 * k;
+        }
+        let i: i32 = 7;
+        for i in 3..4 {
+            s += i;
+        }
+        s * 10 + i
+    }
+}
+
+#[test]
+fn short_long_empty_and_shadowing_loops() {
+    let data: Vec<u8> = (1..=15).collect();
+    let (w, h) = (5, 3);
+    let k = LoopForms {
+        input: Accessor::new(&image(w, h, data.clone())).with_boundary(Boundary::Mirror),
+    };
+    let mirror = |v: i32, n: i32| if v < 0 { -v - 1 } else if v >= n { 2 * n - v - 1 } else { v };
+    let mut expected = Vec::new();
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            let mut s = 0;
+            for j in 0..2 {
+                for i in -1..=1 {
+                    let (cx, cy) = (mirror(x + i, w as i32), mirror(y + j, h as i32));
+                    s += i32::from(data[(cy * w as i32 + cx) as usize]) * (3 * j + i + 2);
+                }
+            }
+            s += 66 * x + 3;
+            expected.push(s * 10 + 7);
+        }
+    }
+    assert_eq!(run(&k, w, h), expected);
+}
+
 #[derive(Kernel)]
 #[kernel(output = f32)]
 struct Windows {

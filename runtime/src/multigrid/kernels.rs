@@ -143,8 +143,9 @@ macro_rules! multigrid_kernels {
                                 + self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
-                            let inside: $t = if fx < self.w && fy < self.h { 1.0 } else { 0.0 };
-                            s += inside * r;
+                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
+                            s += in_x * in_y * r;
                         }
                     }
                     0.25 * s
