@@ -74,7 +74,7 @@ pub(crate) struct Interior {
 /// Rectangles within this many pixels of the origin: unchecked reads add an
 /// output coordinate (at most the space's far edge) and an offset into a
 /// region (at most its width) in `i32`, which then cannot overflow.
-const I32_SPAN: usize = i32::MAX as usize / 2;
+pub(crate) const I32_SPAN: usize = i32::MAX as usize / 2;
 
 /// The interior of `space` for accessors given as (region, reach); `None`
 /// as reach means unbounded.

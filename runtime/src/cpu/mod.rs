@@ -238,22 +238,33 @@ fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
 }
 
 /// The [`LoopShape::Pairs`] interior loop, from an even column `xs`: two
-/// pixels per step, at columns computed as `2h` and `2h + 1` from an
-/// unsigned `h`, so that LLVM knows the parity of each: `x() % 2` folds to
-/// a constant, and a body that branches on it (upsampling, red-black
-/// colours) keeps only the work of each phase.
+/// pixels per step, at columns `2h` and `2h + 1`, so that LLVM knows the
+/// parity of each: `x() % 2` folds to a constant, and a body that branches
+/// on it (upsampling, red-black colours) keeps only the work of each phase.
+///
+/// `h` counts in `i32` and the columns are formed without wrapping (the
+/// interior lies within [`interior::I32_SPAN`] of the origin), as the body
+/// sees them through `x()`: `x() / 2` then folds back to `h`, and reads of
+/// the coarser grid at `x() / 2` or of this one at `x()` are affine in
+/// `h`, so they vectorise as plain or interleaved loads instead of one
+/// load per lane.
 #[inline(always)]
 fn pairs_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
     debug_assert!(xs >= 0 && xs % 2 == 0, "bug: pairs start at column {xs}");
-    let h0 = (xs / 2) as usize;
+    debug_assert!(
+        xs as usize + row.len() <= interior::I32_SPAN,
+        "bug: pairs past the i32 span at column {xs}"
+    );
     let done = row.len() - row.len() % 2;
+    let h0 = (xs / 2) as i32;
     let mut pairs = row.chunks_exact_mut(2);
-    for (c, pair) in pairs.by_ref().enumerate() {
-        let x = (2 * (h0 + c)) as isize;
+    for (h, pair) in (h0..h0 + (done / 2) as i32).zip(pairs.by_ref()) {
+        // SAFETY: `2h + 1` is a column of the interior, below `I32_SPAN`.
+        let x = unsafe { h.unchecked_mul(2) };
         // SAFETY: as in `plain_loop`.
-        pair[0] = unsafe { K::cpu_pixel::<Unchecked>(views, x, y) };
-        // SAFETY: as in `plain_loop`.
-        pair[1] = unsafe { K::cpu_pixel::<Unchecked>(views, x + 1, y) };
+        pair[0] = unsafe { K::cpu_pixel::<Unchecked>(views, x as isize, y) };
+        // SAFETY: as in `plain_loop`; `x + 1` is as above.
+        pair[1] = unsafe { K::cpu_pixel::<Unchecked>(views, x.unchecked_add(1) as isize, y) };
     }
     for (i, out) in pairs.into_remainder().iter_mut().enumerate() {
         // SAFETY: as in `plain_loop`.
