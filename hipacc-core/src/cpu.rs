@@ -77,6 +77,48 @@ pub trait CpuRead {
     /// condition's value only on the axes they check, so a read must be
     /// inside on the others to give it.
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> Self::Out;
+
+    /// [`CpuRead::read`] for an offset the body computes as an affine
+    /// function of the coordinates (and of their quotients by a constant):
+    /// `column = Some((a, b, k, q))` says that `x + dx == a·x + b + k·(x / q)`
+    /// exactly for every pixel, and `row` likewise along y. Computed that
+    /// way, in `isize`, an unchecked read's address is plainly strided, and
+    /// LLVM loads whole vectors for it.
+    ///
+    /// # Safety
+    /// As for [`CpuRead::read`], and the forms must hold.
+    #[inline(always)]
+    unsafe fn read_affine<M: ReadMode>(
+        &self,
+        x: isize,
+        y: isize,
+        dx: i32,
+        dy: i32,
+        column: Option<AffinePosition>,
+        row: Option<AffinePosition>,
+    ) -> Self::Out {
+        let _ = (column, row);
+        // SAFETY: the caller's contract is `read`'s.
+        unsafe { self.read::<M>(x, y, dx, dy) }
+    }
+}
+
+/// A read position `a·p + b + k·(p / q)` along an axis with coordinate `p`
+/// (`q > 0`), as [`CpuRead::read_affine`] takes it: `(a, b, k, q)`.
+pub type AffinePosition = (isize, isize, isize, isize);
+
+/// `a·p + b + k·(p / q)` for a coordinate `p >= 0`. The quotient is a shift
+/// for a power of two: with `p` formed without wrapping, LLVM then folds
+/// `(2h) / 2` back to `h`.
+#[inline(always)]
+fn affine_position(p: isize, (a, b, k, q): AffinePosition) -> isize {
+    debug_assert!(p >= 0 && q > 0, "bug: affine position of {p} over {q}");
+    let quotient = if q.count_ones() == 1 {
+        p >> q.trailing_zeros()
+    } else {
+        p / q
+    };
+    a * p + b + k * quotient
 }
 
 /// The window a `reduce`/`convolve`/`iterate` walks, in row-major order.
@@ -259,13 +301,35 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
     type Out = T;
     #[inline(always)]
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> T {
+        // SAFETY: the caller's contract, with no affine forms claimed.
+        unsafe { self.read_affine::<M>(x, y, dx, dy, None, None) }
+    }
+
+    #[inline(always)]
+    unsafe fn read_affine<M: ReadMode>(
+        &self,
+        x: isize,
+        y: isize,
+        dx: i32,
+        dy: i32,
+        column: Option<AffinePosition>,
+        row: Option<AffinePosition>,
+    ) -> T {
         if !M::CHECK_X && !M::CHECK_Y {
-            // In i32, as the body computed `dx` from `x()`: LLVM then folds
-            // `x + (2 x() + i - x())` to `2 x + i`, an affine column it can
-            // vectorise. Exact: the CPU backend runs `Interior` only where
-            // positions fit in i32.
-            let ix = (x as i32).wrapping_add(dx) as isize + self.ox;
-            let iy = (y as i32).wrapping_add(dy) as isize + self.oy;
+            // Without a form, in i32, as the body computed `dx` from `x()`:
+            // LLVM then folds `x + (2 x() + i - x())` to `2 x + i`. Exact:
+            // the CPU backend runs `Interior` only where positions fit in
+            // i32, so the body's i32 arithmetic and the exact form agree.
+            let along = |p: isize, d: i32, form: Option<AffinePosition>| {
+                let wrapped = (p as i32).wrapping_add(d) as isize;
+                form.map_or(wrapped, |form| {
+                    let exact = affine_position(p, form);
+                    debug_assert_eq!(exact, wrapped, "bug: affine form {form:?} at {p}");
+                    exact
+                })
+            };
+            let ix = along(x, dx, column) + self.ox;
+            let iy = along(y, dy, row) + self.oy;
             let i = iy * self.stride + ix;
             debug_assert!(
                 ix >= self.rx && ix < self.rx + self.rw && iy >= self.ry && iy < self.ry + self.rh,

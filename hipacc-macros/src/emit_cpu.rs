@@ -22,27 +22,59 @@
 //! constant trip counts (unrolled, and the pixel loop vectorises). Windows
 //! are never empty: the IR lowering rejects empty domains before any launch.
 
+use crate::affine::{affine, Affine, Position};
 use crate::body::{Block, Expr, LetType, Stmt};
 use crate::paths::Paths;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
+use std::cell::RefCell;
 
 /// Emits Rust code of a body for one kernel.
 pub(crate) struct Cpu<'p> {
     paths: &'p Paths,
+    /// The locals in scope where the emitter is, innermost last, with their
+    /// affine form where they have one (immutable, see [`crate::affine`]).
+    scope: RefCell<Vec<(String, Option<Affine>)>>,
 }
 
 impl<'p> Cpu<'p> {
     /// An emitter naming core items through `paths`.
     pub(crate) fn new(paths: &'p Paths) -> Self {
-        Cpu { paths }
+        Cpu {
+            paths,
+            scope: RefCell::default(),
+        }
     }
 
     /// `{ stmts result }`
     pub(crate) fn block(&self, b: &Block) -> TokenStream {
-        let stmts = b.stmts.iter().map(|s| self.stmt(s));
-        let result = b.result.as_ref().map(|e| self.expr(e));
-        quote!({ #(#stmts)* #result })
+        self.scoped(&[], || {
+            let stmts: Vec<_> = b.stmts.iter().map(|s| self.stmt(s)).collect();
+            let result = b.result.as_ref().map(|e| self.expr(e));
+            quote!({ #(#stmts)* #result })
+        })
+    }
+
+    /// Runs `emit` with `names` bound (and whatever it binds) in a scope of
+    /// its own.
+    fn scoped<R>(&self, names: &[(String, Option<Affine>)], emit: impl FnOnce() -> R) -> R {
+        let mark = self.scope.borrow().len();
+        self.scope.borrow_mut().extend(names.iter().cloned());
+        let r = emit();
+        self.scope.borrow_mut().truncate(mark);
+        r
+    }
+
+    /// The affine form of `e` in the current scope.
+    fn affine(&self, e: &Expr) -> Option<Affine> {
+        let scope = self.scope.borrow();
+        affine(e, &|name: &str| {
+            scope
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, a)| *a)
+        })
     }
 
     fn stmt(&self, s: &Stmt) -> TokenStream {
@@ -53,12 +85,14 @@ impl<'p> Cpu<'p> {
                 ty,
                 init,
             } => {
+                let form = if *mutable { None } else { self.affine(init) };
                 let mutable = mutable.then(|| quote!(mut));
                 let ty = ty.as_ref().map(|t| {
                     let t = self.let_type(t);
                     quote!(: #t)
                 });
                 let init = self.expr(init);
+                self.scope.borrow_mut().push((name.to_string(), form));
                 quote!(let #mutable #name #ty = #init;)
             }
             Stmt::Assign {
@@ -82,18 +116,22 @@ impl<'p> Cpu<'p> {
                 end,
                 body,
             } => {
+                let name = &var.name;
                 let var = &var.tokens;
-                let body = self.block(body);
                 if (0..=UNROLL_MAX_TRIPS).contains(&(end - start)) {
                     // Short loops are written out: LLVM's full unroll gives up
                     // on large bodies, and a loop left inside the pixel loop
-                    // keeps that loop from vectorising.
+                    // keeps that loop from vectorising. Each copy knows its
+                    // value, so offsets from it stay affine.
                     let copies = (*start..*end).map(|k| {
+                        let bound = [(name.clone(), Affine::constant(k))];
+                        let body = self.scoped(&bound, || self.block(body));
                         let k = i32_literal(k);
                         quote!({ let #var: i32 = #k; #body })
                     });
                     return quote!(#(#copies)*);
                 }
+                let body = self.scoped(&[(name.clone(), None)], || self.block(body));
                 let (start, end) = (i32_literal(*start), i32_literal(*end));
                 quote!(for #var in #start..#end #body)
             }
@@ -104,8 +142,9 @@ impl<'p> Cpu<'p> {
                 body,
             } => {
                 let window_trait = self.paths.cpu_window();
+                let bound = [(dx.name.clone(), None), (dy.name.clone(), None)];
+                let body = self.scoped(&bound, || self.block(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
-                let body = self.block(body);
                 quote!(#window_trait::for_each(&__v.#window, |#dx: i32, #dy: i32| #body);)
             }
             Stmt::Expr(e) => {
@@ -133,8 +172,18 @@ impl<'p> Cpu<'p> {
             Expr::Field(name) => quote!(__v.#name),
             Expr::At { field, dx, dy } => {
                 let read = self.paths.cpu_read();
+                let column = self.affine(dx).and_then(Affine::column);
+                let row = self.affine(dy).and_then(Affine::row);
                 let (dx, dy) = (self.expr(dx), self.expr(dy));
-                quote_spanned!(field.span()=> #read::read::<__M>(&__v.#field, __x, __y, #dx, #dy))
+                if column.is_none() && row.is_none() {
+                    return quote_spanned!(field.span()=>
+                        #read::read::<__M>(&__v.#field, __x, __y, #dx, #dy)
+                    );
+                }
+                let (column, row) = (position(column), position(row));
+                quote_spanned!(field.span()=>
+                    #read::read_affine::<__M>(&__v.#field, __x, __y, #dx, #dy, #column, #row)
+                )
             }
             Expr::X(span) => quote_spanned!(*span=> (__x as i32)),
             Expr::Y(span) => quote_spanned!(*span=> (__y as i32)),
@@ -195,8 +244,9 @@ impl<'p> Cpu<'p> {
             } => {
                 let (window_trait, reducible) = (self.paths.cpu_window(), self.paths.reducible());
                 let combine = quote::format_ident!("r_{}", op.to_lowercase());
+                let bound = [(dx.name.clone(), None), (dy.name.clone(), None)];
+                let body = self.scoped(&bound, || self.expr(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
-                let body = self.expr(body);
                 quote_spanned! {*span=>
                     #window_trait::reduce(
                         &__v.#window,
@@ -207,6 +257,28 @@ impl<'p> Cpu<'p> {
             }
             Expr::Invalid => unreachable!("bug: emitting a body that has errors"),
         }
+    }
+}
+
+/// `Some((a, b, k, q))` for a read position `a·p + b + k·(p / q)` along an
+/// axis with coordinate `p`, `None` where the offset is not affine.
+fn position(p: Option<Position>) -> TokenStream {
+    match p {
+        Some(Position { a, b, k, q }) => {
+            let [a, b, k, q] = [a, b, k, q].map(isize_literal);
+            quote!(::core::option::Option::Some((#a, #b, #k, #q)))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// An `isize` literal token (`-2isize`); [`Affine`] bounds the value.
+fn isize_literal(v: i64) -> TokenStream {
+    let lit = Literal::isize_suffixed(v.unsigned_abs() as isize);
+    if v < 0 {
+        quote!(-#lit)
+    } else {
+        quote!(#lit)
     }
 }
 

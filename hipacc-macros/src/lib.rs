@@ -14,6 +14,7 @@
 //! at once (`diag`); emitted code names the core crate through `paths`
 //! only.
 
+mod affine;
 mod body;
 mod derive;
 mod diag;

@@ -166,7 +166,15 @@ fn short_long_empty_and_shadowing_loops() {
     let k = LoopForms {
         input: Accessor::new(&image(w, h, data.clone())).with_boundary(Boundary::Mirror),
     };
-    let mirror = |v: i32, n: i32| if v < 0 { -v - 1 } else if v >= n { 2 * n - v - 1 } else { v };
+    let mirror = |v: i32, n: i32| {
+        if v < 0 {
+            -v - 1
+        } else if v >= n {
+            2 * n - v - 1
+        } else {
+            v
+        }
+    };
     let mut expected = Vec::new();
     for y in 0..h as i32 {
         for x in 0..w as i32 {
@@ -312,6 +320,80 @@ fn interior_reads_match_border_reads_inside() {
             assert_eq!(i, b, "pixel ({x}, {y})");
         }
     }
+}
+
+/// Reads of a finer and a coarser image at positions affine in the
+/// coordinates and their halves, as restriction and prolongation read.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Resample {
+    fine: Accessor<f32>,
+    coarse: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Resample {
+    fn kernel(&self) -> f32 {
+        let mut s: f32 = 0.0;
+        for i in 0..2 {
+            let fx = 2 * x() + i;
+            s += self.fine.at(fx - x(), 2 * y() - y() + 1) * (i as f32 + 1.0);
+        }
+        let cx = x() / 2;
+        // `cx - 1` at even columns, `cx + 1` at odd ones.
+        let nx = 2 * x() - 3 * cx - 1;
+        let third = self.coarse.at(nx - x(), y() / 3 - y());
+        s + 10.0 * self.coarse.at(cx - x(), y() / 2 - y()) + 100.0 * third
+    }
+}
+
+#[test]
+fn affine_reads_of_other_grids_match_checked_reads() {
+    let (w, h) = (8usize, 7usize);
+    let fine: Vec<f32> = (0..(2 * w * (2 * h + 1)))
+        .map(|i| (i % 23) as f32)
+        .collect();
+    let coarse: Vec<f32> = (0..(w / 2 * h)).map(|i| (i % 11) as f32 * 0.5).collect();
+    let k = Resample {
+        fine: Accessor::new(&image(2 * w, 2 * h + 1, fine.clone())),
+        coarse: Accessor::new(&image(w / 2, h, coarse.clone())),
+    };
+    let views = match k.cpu_views((0, 0)) {
+        Ok(v) => v,
+        Err(e) => panic!("cpu_views failed: {e}"),
+    };
+    let mut inside = 0;
+    for y in 0..h {
+        for x in 0..w {
+            let nx = if x % 2 == 0 {
+                (x / 2) as isize - 1
+            } else {
+                (x / 2 + 1) as isize
+            };
+            if !(0..(w / 2) as isize).contains(&nx) {
+                continue;
+            }
+            inside += 1;
+            let f = |c: usize| fine[(2 * y + 1) * 2 * w + c];
+            let c = |cx: usize, cy: usize| coarse[cy * w / 2 + cx];
+            let expected = f(2 * x)
+                + 2.0 * f(2 * x + 1)
+                + 10.0 * c(x / 2, y / 2)
+                + 100.0 * c(nx as usize, y / 3);
+            let (x, y) = (x as isize, y as isize);
+            // SAFETY: every read of this pixel is inside its image (`nx`
+            // checked above; the others by the images' sizes).
+            let (i, b) = unsafe {
+                (
+                    Resample::cpu_pixel::<Interior>(&views, x, y),
+                    Resample::cpu_pixel::<Border>(&views, x, y),
+                )
+            };
+            assert_eq!(i, expected, "interior pixel ({x}, {y})");
+            assert_eq!(b, expected, "border pixel ({x}, {y})");
+        }
+    }
+    assert_eq!(inside, 6 * h);
 }
 
 /// A kernel stamped out per type by `macro_rules!`, whose `$t:ty` reaches
