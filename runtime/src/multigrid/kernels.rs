@@ -175,8 +175,11 @@ macro_rules! multigrid_kernels {
                 fn kernel(&self) -> $t {
                     let cx = x() / 2;
                     let cy = y() / 2;
-                    let nx = if x() % 2 == 0 { cx - 1 } else { cx + 1 };
-                    let ny = if y() % 2 == 0 { cy - 1 } else { cy + 1 };
+                    // The coarse neighbour away from the cell centre: `cx - 1`
+                    // for an even `x()`, `cx + 1` for an odd one (`x() % 2` is
+                    // `x() - 2 cx`), written affinely in `x()` and `x() / 2`.
+                    let nx = 2 * x() - 3 * cx - 1;
+                    let ny = 2 * y() - 3 * cy - 1;
                     let mut sx: $t = 1.0;
                     if nx < 0 || nx >= self.cw {
                         sx = self.sign;
