@@ -9,14 +9,20 @@
 //!
 //! The analysis is exact and deliberately small: integer literals, `x()`,
 //! `y()`, immutable locals (and unrolled loop variables) bound to such
-//! values, parentheses, `+`, `-`, unary `-`, and `*` by a constant. Anything
-//! else is not affine, and the read keeps its ordinary form.
+//! values, parentheses, `+`, `-`, unary `-`, `*` by a constant, and `x()`
+//! or `y()` divided by a positive constant. A term free of the coordinates
+//! that is not a literal (a window offset, a parameter) is *opaque*: the
+//! emitter then takes it from the body's own value, as the offset minus its
+//! coordinate terms, which LLVM folds to the term itself (a constant, once
+//! a window's loop is unrolled). Anything else is not affine, and the read
+//! keeps its ordinary form.
 
 use crate::body::Expr;
 
-/// `x·x() + xq·(x() / qx) + y·y() + yq·(y() / qy) + c`, exactly (no
-/// wrapping: see [`Affine::LIMIT`]). The quotient terms cover reads of a
-/// coarser grid (`x() / 2`); `qx` is 1 where `xq` is 0.
+/// `x·x() + xq·(x() / qx) + y·y() + yq·(y() / qy) + c (+ opaque)`, exactly
+/// (no wrapping: see [`Affine::LIMIT`]). The quotient terms cover reads of
+/// a coarser grid (`x() / 2`); `qx` is 1 where `xq` is 0. With `opaque` the
+/// value also has a term free of the coordinates that is not known here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Affine {
     x: i64,
@@ -26,15 +32,19 @@ pub(crate) struct Affine {
     yq: i64,
     qy: i64,
     c: i64,
+    opaque: bool,
 }
 
-/// A read position along one axis with coordinate `p`: `a·p + b + k·(p / q)`.
+/// A read position along one axis with coordinate `p`:
+/// `a·p + b + k·(p / q)`, where `b` is the offset minus its coordinate terms
+/// if `opaque`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Position {
     pub(crate) a: i64,
     pub(crate) b: i64,
     pub(crate) k: i64,
     pub(crate) q: i64,
+    pub(crate) opaque: bool,
 }
 
 impl Affine {
@@ -51,7 +61,19 @@ impl Affine {
         yq: 0,
         qy: 1,
         c: 0,
+        opaque: false,
     };
+
+    /// A value free of the coordinates, not known here.
+    pub(crate) const OPAQUE: Affine = Affine {
+        opaque: true,
+        ..Self::ZERO
+    };
+
+    /// Whether the value does not depend on the coordinates.
+    fn coordinate_free(self) -> bool {
+        self.x == 0 && self.xq == 0 && self.y == 0 && self.yq == 0
+    }
 
     /// The constant `c`.
     pub(crate) fn constant(c: i64) -> Option<Affine> {
@@ -87,6 +109,7 @@ impl Affine {
             yq: self.yq + o.yq,
             qy: divisor(self.yq, self.qy, o.yq, o.qy)?,
             c: self.c + o.c,
+            opaque: self.opaque || o.opaque,
         };
         Affine {
             qx: if sum.xq == 0 { 1 } else { sum.qx },
@@ -97,6 +120,9 @@ impl Affine {
     }
 
     fn scale(self, k: i64) -> Option<Affine> {
+        if k == 0 {
+            return Some(Self::ZERO);
+        }
         let sum = Affine {
             x: self.x.checked_mul(k)?,
             xq: self.xq.checked_mul(k)?,
@@ -114,6 +140,9 @@ impl Affine {
     fn divide(self, q: i64) -> Option<Affine> {
         if let Some(c) = self.as_constant() {
             return (q != 0).then(|| Affine::constant(c / q)).flatten();
+        }
+        if self.coordinate_free() {
+            return Some(Self::OPAQUE);
         }
         let x = Affine { x: 1, ..Self::ZERO };
         let y = Affine { y: 1, ..Self::ZERO };
@@ -146,6 +175,7 @@ impl Affine {
             b: self.c,
             k: self.xq,
             q: self.qx,
+            opaque: self.opaque,
         })
     }
 
@@ -156,6 +186,7 @@ impl Affine {
             b: self.c,
             k: self.yq,
             q: self.qy,
+            opaque: self.opaque,
         })
     }
 }
@@ -163,12 +194,22 @@ impl Affine {
 /// The affine form of `e`, with `local` giving the form of a local by name
 /// (`None` for one that is not affine).
 pub(crate) fn affine(e: &Expr, local: &dyn Fn(&str) -> Option<Affine>) -> Option<Affine> {
+    // `Some(OPAQUE)` where every operand is free of the coordinates.
+    let free = |operands: &[&Expr]| {
+        operands
+            .iter()
+            .all(|o| affine(o, local).is_some_and(Affine::coordinate_free))
+            .then_some(Affine::OPAQUE)
+    };
     match e {
         Expr::Int {
             value,
             suffix: None | Some("i32"),
             ..
         } => Affine::constant(*value),
+        Expr::Int { .. } | Expr::Float { .. } | Expr::Bool(_) | Expr::Field(_) => {
+            Some(Affine::OPAQUE)
+        }
         Expr::X(_) => Some(Affine {
             x: 1,
             ..Affine::ZERO
@@ -182,6 +223,7 @@ pub(crate) fn affine(e: &Expr, local: &dyn Fn(&str) -> Option<Affine>) -> Option
         Expr::Unary {
             ir: "Neg", expr, ..
         } => affine(expr, local)?.scale(-1),
+        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => free(&[expr]),
         Expr::Binary { op, lhs, rhs } => {
             let (l, r) = (affine(lhs, local)?, affine(rhs, local)?);
             match op.ir {
@@ -190,11 +232,18 @@ pub(crate) fn affine(e: &Expr, local: &dyn Fn(&str) -> Option<Affine>) -> Option
                 "Mul" => match (l.as_constant(), r.as_constant()) {
                     (Some(k), _) => r.scale(k),
                     (_, Some(k)) => l.scale(k),
-                    _ => None,
+                    _ => free(&[lhs, rhs]),
                 },
-                "Div" => l.divide(r.as_constant()?),
-                _ => None,
+                "Div" => match r.as_constant() {
+                    Some(q) => l.divide(q),
+                    None => free(&[lhs, rhs]),
+                },
+                _ => free(&[lhs, rhs]),
             }
+        }
+        Expr::Method { recv, args, .. } => {
+            let operands: Vec<&Expr> = std::iter::once(&**recv).chain(args).collect();
+            free(&operands)
         }
         _ => None,
     }
@@ -239,6 +288,35 @@ mod tests {
         })
     }
 
+    fn opaque(x: i64, y: i64, c: i64) -> Option<Affine> {
+        Some(Affine {
+            opaque: true,
+            ..a(x, y, c)?
+        })
+    }
+
+    #[test]
+    fn terms_free_of_the_coordinates_are_opaque() {
+        assert_eq!(form("{ x() + self.shift - 1 }"), opaque(1, 0, -1));
+        assert_eq!(
+            form("{ let d = self.k * 2 + 1; 2 * x() + d }"),
+            opaque(2, 0, 1)
+        );
+        assert_eq!(form("{ 2u8 }"), Some(Affine::OPAQUE));
+        assert_eq!(form("{ (self.k as i32) / 2 + y() }"), opaque(0, 1, 0));
+        assert_eq!(
+            form("{ self.k % 3 + x() / 2 }")
+                .and_then(|f| f.column())
+                .map(|p| p.opaque),
+            Some(true)
+        );
+        // A product with an opaque factor is known only if it is free too.
+        assert_eq!(form("{ self.k * x() }"), None);
+        assert_eq!(form("{ (x() as f32) as i32 }"), None);
+        assert_eq!(form("{ self.img.at(0, 0) as i32 + x() }"), None);
+        assert_eq!(form("{ 0 * self.k + x() }"), a(1, 0, 0));
+    }
+
     #[test]
     fn coordinates_literals_and_arithmetic() {
         assert_eq!(form("{ 2 * x() + 1 - x() }"), a(1, 0, 1));
@@ -278,7 +356,6 @@ mod tests {
         assert_eq!(form("{ x() / 2 + x() / 3 }"), None);
         assert_eq!(form("{ x() / -2 }"), None);
         assert_eq!(form("{ 1 / 0 }"), None);
-        assert_eq!(form("{ 2u8 }"), None);
         assert_eq!(form("{ x() * 2000000 }"), None);
         assert_eq!(form("{ if x() > 0 { 1 } else { 0 } }"), None);
     }

@@ -131,7 +131,8 @@ impl<'p> Cpu<'p> {
                     });
                     return quote!(#(#copies)*);
                 }
-                let body = self.scoped(&[(name.clone(), None)], || self.block(body));
+                let bound = [(name.clone(), Some(Affine::OPAQUE))];
+                let body = self.scoped(&bound, || self.block(body));
                 let (start, end) = (i32_literal(*start), i32_literal(*end));
                 quote!(for #var in #start..#end #body)
             }
@@ -142,7 +143,10 @@ impl<'p> Cpu<'p> {
                 body,
             } => {
                 let window_trait = self.paths.cpu_window();
-                let bound = [(dx.name.clone(), None), (dy.name.clone(), None)];
+                let bound = [
+                    (dx.name.clone(), Some(Affine::OPAQUE)),
+                    (dy.name.clone(), Some(Affine::OPAQUE)),
+                ];
                 let body = self.scoped(&bound, || self.block(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 quote!(#window_trait::for_each(&__v.#window, |#dx: i32, #dy: i32| #body);)
@@ -180,7 +184,8 @@ impl<'p> Cpu<'p> {
                         #read::read::<__M>(&__v.#field, __x, __y, #dx, #dy)
                     );
                 }
-                let (column, row) = (position(column), position(row));
+                let column = position(column, &dx, quote!((__x as i32)));
+                let row = position(row, &dy, quote!((__y as i32)));
                 quote_spanned!(field.span()=>
                     #read::read_affine::<__M>(&__v.#field, __x, __y, #dx, #dy, #column, #row)
                 )
@@ -244,7 +249,10 @@ impl<'p> Cpu<'p> {
             } => {
                 let (window_trait, reducible) = (self.paths.cpu_window(), self.paths.reducible());
                 let combine = quote::format_ident!("r_{}", op.to_lowercase());
-                let bound = [(dx.name.clone(), None), (dy.name.clone(), None)];
+                let bound = [
+                    (dx.name.clone(), Some(Affine::OPAQUE)),
+                    (dy.name.clone(), Some(Affine::OPAQUE)),
+                ];
                 let body = self.scoped(&bound, || self.expr(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 quote_spanned! {*span=>
@@ -261,15 +269,27 @@ impl<'p> Cpu<'p> {
 }
 
 /// `Some((a, b, k, q))` for a read position `a·p + b + k·(p / q)` along an
-/// axis with coordinate `p`, `None` where the offset is not affine.
-fn position(p: Option<Position>) -> TokenStream {
-    match p {
-        Some(Position { a, b, k, q }) => {
-            let [a, b, k, q] = [a, b, k, q].map(isize_literal);
-            quote!(::core::option::Option::Some((#a, #b, #k, #q)))
+/// axis with coordinate `p` (the body's value `coord`), `None` where the
+/// offset is not affine. An opaque `b` is the body's `offset` minus its
+/// coordinate terms, in the body's `i32` arithmetic, which LLVM folds to
+/// the term the body added.
+fn position(p: Option<Position>, offset: &TokenStream, coord: TokenStream) -> TokenStream {
+    let Some(Position { a, b, k, q, opaque }) = p else {
+        return quote!(::core::option::Option::None);
+    };
+    let b = if opaque {
+        let scaled = i32_literal(a - 1);
+        let mut rest = quote!((#offset).wrapping_sub(#scaled.wrapping_mul(#coord)));
+        if k != 0 {
+            let (k, q) = (i32_literal(k), i32_literal(q));
+            rest = quote!(#rest.wrapping_sub(#k.wrapping_mul(#coord / #q)));
         }
-        None => quote!(::core::option::Option::None),
-    }
+        quote!((#rest as isize))
+    } else {
+        isize_literal(b)
+    };
+    let [a, k, q] = [a, k, q].map(isize_literal);
+    quote!(::core::option::Option::Some((#a, #b, #k, #q)))
 }
 
 /// An `isize` literal token (`-2isize`); [`Affine`] bounds the value.
