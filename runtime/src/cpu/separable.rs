@@ -467,11 +467,18 @@ fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], axis: Axis, ou
 #[inline(always)]
 fn horizontal_n<T: Float, const N: usize, const S: usize>(window: &[T], kx: &[T], out: &mut [T]) {
     let k: [T; N] = std::array::from_fn(|i| kx[i]);
+    if out.is_empty() {
+        return;
+    }
+    // Checked once here: LLVM keeps per-tap bounds checks at stride 2,
+    // which leave the loop scalar.
     let window = &window[..S * (out.len() - 1) + N];
     for (p, d) in out.iter_mut().enumerate() {
-        let mut v = k[0] * window[S * p];
+        // SAFETY: `S·p + i <= S·(len - 1) + N - 1 < window.len()`.
+        let tap = |i: usize| unsafe { *window.get_unchecked(S * p + i) };
+        let mut v = k[0] * tap(0);
         for i in 1..N {
-            v = v + k[i] * window[S * p + i];
+            v = v + k[i] * tap(i);
         }
         *d = v;
     }
