@@ -170,22 +170,23 @@ impl Affine {
     /// The position an offset of this form reads along x (`x + offset`),
     /// if the offset does not depend on `y()`.
     pub(crate) fn column(self) -> Option<Position> {
-        (self.y == 0 && self.yq == 0).then_some(Position {
-            a: 1 + self.x,
-            b: self.c,
-            k: self.xq,
-            q: self.qx,
-            opaque: self.opaque,
-        })
+        self.along((self.x, self.xq, self.qx), (self.y, self.yq))
     }
 
     /// As [`Affine::column`], along y.
     pub(crate) fn row(self) -> Option<Position> {
-        (self.x == 0 && self.xq == 0).then_some(Position {
-            a: 1 + self.y,
+        self.along((self.y, self.yq, self.qy), (self.x, self.xq))
+    }
+
+    /// The position along an axis whose coordinate has coefficient `a`, and
+    /// its quotient by `q` coefficient `k`, if the offset has no term of
+    /// the `other` axis (its two coefficients zero).
+    fn along(self, (a, k, q): (i64, i64, i64), other: (i64, i64)) -> Option<Position> {
+        (other == (0, 0)).then_some(Position {
+            a: 1 + a,
             b: self.c,
-            k: self.yq,
-            q: self.qy,
+            k,
+            q,
             opaque: self.opaque,
         })
     }
