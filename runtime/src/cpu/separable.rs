@@ -477,8 +477,8 @@ fn horizontal_n<T: Float, const N: usize, const S: usize>(window: &[T], kx: &[T]
         // SAFETY: `S·p + i <= S·(len - 1) + N - 1 < window.len()`.
         let tap = |i: usize| unsafe { *window.get_unchecked(S * p + i) };
         let mut v = k[0] * tap(0);
-        for i in 1..N {
-            v = v + k[i] * tap(i);
+        for (i, &ki) in k.iter().enumerate().skip(1) {
+            v = v + ki * tap(i);
         }
         *d = v;
     }
