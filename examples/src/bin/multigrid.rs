@@ -24,7 +24,7 @@
 use anyhow::Result;
 use clap::Parser;
 use hipacc::core::io::write_atomically;
-use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
+use hipacc::multigrid::{Bc, CycleKind, CycleOptions, MultigridError, Poisson, Smoother};
 use hipacc::Device;
 use hipacc_examples::multigrid::{median, residual_plot, smoother_name, Problem, Start};
 use std::io::Write;
@@ -101,6 +101,11 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<()> {
     if args.size == 0 || args.size > 16384 {
         anyhow::bail!("--size must be between 1 and 16384, got {}", args.size);
+    }
+    // Checked whatever the smoother: an out-of-range weight is a mistake
+    // even where red-black Gauss-Seidel would not use it.
+    if !(args.omega > 0.0 && args.omega < 2.0) {
+        return Err(MultigridError::Omega(args.omega).into());
     }
     let smoother = match args.smoother.as_str() {
         "jacobi" => Smoother::Jacobi { omega: args.omega },
