@@ -45,11 +45,22 @@ impl Jacobi {
 /// Deterministic pixels in `[0, 1)` (a multiplicative hash of the index).
 pub fn pattern(width: usize, height: usize, seed: u32) -> Vec<f32> {
     (0..width * height)
-        .map(|i| {
-            let h = (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed);
-            (h >> 8) as f32 / 16_777_216.0
-        })
+        .map(|i| pattern_pixel(i, seed))
         .collect()
+}
+
+/// [`pattern`] as an image, filled in place so that its pages are the
+/// huge ones `Image::from_fn` asks for (as a NumPy peer's arrays are).
+pub fn pattern_image(width: usize, height: usize, seed: u32) -> hipacc::Result<Image<f32>> {
+    Ok(Image::from_fn(width, height, |x, y| {
+        pattern_pixel(y * width + x, seed)
+    })?)
+}
+
+/// Pixel `i` of [`pattern`].
+fn pattern_pixel(i: usize, seed: u32) -> f32 {
+    let h = (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed);
+    (h >> 8) as f32 / 16_777_216.0
 }
 
 /// The outputs `hipacc` and `baseline` leave in `out`, each run into an
@@ -83,8 +94,8 @@ pub struct JacobiRun {
 impl JacobiRun {
     /// `width x height` images of [`pattern`] data on `device`.
     pub fn new(width: usize, height: usize, device: Device) -> anyhow::Result<JacobiRun> {
-        let u = Image::from_vec(width, height, pattern(width, height, 1))?;
-        let f = Image::from_vec(width, height, pattern(width, height, 2))?;
+        let u = pattern_image(width, height, 1)?;
+        let f = pattern_image(width, height, 2)?;
         let out_img = Image::<f32>::new(width, height)?;
         Ok(JacobiRun {
             width,
@@ -150,7 +161,7 @@ pub struct Gauss5Run {
 impl Gauss5Run {
     /// A `width x height` image of [`pattern`] data on `device`.
     pub fn new(width: usize, height: usize, device: Device) -> anyhow::Result<Gauss5Run> {
-        let input = Image::from_vec(width, height, pattern(width, height, 3))?;
+        let input = pattern_image(width, height, 3)?;
         let out_img = Image::<f32>::new(width, height)?;
         Ok(Gauss5Run {
             width,

@@ -7,6 +7,7 @@
 //! image whose device copy is stale and marks the host copy stale after it
 //! writes; [`Image::to_vec`] downloads only then.
 
+use crate::huge_pages;
 use crate::ir::{Type, Value};
 use crate::{Error, Pixel, Result};
 use std::any::Any;
@@ -130,10 +131,17 @@ impl<T: Pixel> Image<T> {
     /// A `width x height` image of default (zero) pixels.
     pub fn new(width: usize, height: usize) -> Result<Image<T>> {
         let len = checked_len(width, height)?;
-        Self::from_vec(width, height, vec![T::default(); len])
+        let mut data = huge_pages::vec_with_capacity(len);
+        data.resize(len, T::default());
+        Ok(Self::wrap(width, height, data))
     }
 
     /// An image from row-major pixels.
+    ///
+    /// Large images keep their pixels where `data` has them. Pages of
+    /// `data` that were written before this call are small ones; images
+    /// made by [`Image::new`] and [`Image::from_fn`] get huge pages from the
+    /// start where the OS offers them.
     pub fn from_vec(width: usize, height: usize, data: Vec<T>) -> Result<Image<T>> {
         let len = checked_len(width, height)?;
         if data.len() != len {
@@ -143,7 +151,13 @@ impl<T: Pixel> Image<T> {
                 height,
             });
         }
-        Ok(Image {
+        huge_pages::advise_slice(&data);
+        Ok(Self::wrap(width, height, data))
+    }
+
+    /// An image of `data`, which holds exactly `width * height` pixels.
+    fn wrap(width: usize, height: usize, data: Vec<T>) -> Image<T> {
+        Image {
             shared: Arc::new(ImageShared {
                 width,
                 height,
@@ -155,16 +169,19 @@ impl<T: Pixel> Image<T> {
                     device_valid: false,
                 }),
             }),
-        })
+        }
     }
 
     /// An image whose pixel `(x, y)` is `f(x, y)`.
     pub fn from_fn(width: usize, height: usize, f: impl Fn(usize, usize) -> T) -> Result<Image<T>> {
-        checked_len(width, height)?;
-        let data = (0..height)
-            .flat_map(|y| (0..width).map(move |x| (x, y)))
-            .map(|(x, y)| f(x, y));
-        Self::from_vec(width, height, data.collect())
+        let len = checked_len(width, height)?;
+        let mut data = huge_pages::vec_with_capacity(len);
+        data.extend(
+            (0..height)
+                .flat_map(|y| (0..width).map(move |x| (x, y)))
+                .map(|(x, y)| f(x, y)),
+        );
+        Ok(Self::wrap(width, height, data))
     }
 
     /// Width in pixels.

@@ -16,6 +16,7 @@ pub mod boundary;
 pub mod cpu;
 mod domain;
 mod error;
+mod huge_pages;
 pub mod image;
 pub mod interpolate;
 pub mod io;
