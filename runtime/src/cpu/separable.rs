@@ -384,8 +384,11 @@ super::simd::dispatch! {
         let sy = taps.y.stride;
         let len = (sy * (rows - 1) + h) * sw;
         let lanes = SCRATCH_ALIGN / std::mem::size_of::<T>();
-        buf.clear();
-        buf.resize(len + lanes, T::default());
+        // Every row is written by the horizontal pass before the vertical
+        // one reads it, so old contents are kept rather than cleared.
+        if buf.len() < len + lanes {
+            buf.resize(len + lanes, T::default());
+        }
         // Elements to skip so that the first row starts on a cache line.
         let skip = buf.as_ptr().align_offset(SCRATCH_ALIGN).min(lanes);
         let buf = &mut buf[skip..skip + len];
