@@ -6,8 +6,9 @@
 
 Normally started by benches/scripts/compare.sh, which installs the peers.
 For each round, each workload's implementations are timed one after the
-other, each in a block of its own (one warm-up call, then N timed calls):
-hipacc through the hipacc-bench binary, then the Python peers. Samples are
+other, each in a block of its own (warm-up calls for at least 0.1 s, then N
+timed calls): hipacc through the hipacc-bench binary, then the Python peers,
+each peer in a process of its own (compare/peers.py says why). Samples are
 pooled over the rounds. The STREAM triad is hipacc-bench's (Rust, rayon,
 f64 arrays of 64 MiB), timed once per round.
 
@@ -29,17 +30,16 @@ import sys
 import numpy as np
 
 sys.dont_write_bytecode = True  # keep the source tree clean
+os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # in the peers' processes too
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from compare import filters, pyramid, report, vcycle  # noqa: E402
-from compare.common import SIZE, HipaccBench, load_f32, max_diff, summary, time_block  # noqa: E402
+from compare import filters, peers, pyramid, report, vcycle  # noqa: E402
+from compare.common import SIZE, HipaccBench, load_f32, max_diff, summary  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WORKLOADS = ["gauss5", "jacobi", "pyramid", "vcycle", "hdr"]
 HDR_DIR = os.path.join("..", "shared", "hdr")
 HDR_EXT = (".hdr", ".pic", ".exr", ".pfm")
-PYRAMID_SIZE, PYRAMID_LEVELS = 4096, 11
-VCYCLE_LEVELS = 6
 BYTES_PER_PIXEL = {"gauss5": 8, "jacobi": 12}
 
 
@@ -67,17 +67,6 @@ def parse_args():
     return a
 
 
-def test_image(n):
-    """The project's pyramid test image (smooth waves plus hashed noise)."""
-    x = np.arange(n, dtype=np.uint32)[None, :]
-    y = np.arange(n, dtype=np.uint32)[:, None]
-    h = (x * np.uint32(0x9E3779B9)) ^ (y * np.uint32(0x85EBCA6B))
-    h = h ^ (h >> np.uint32(15))
-    noise = ((h * np.uint32(0x2C1B3C6D)) >> np.uint32(8)).astype(np.float32) / np.float32(2**24)
-    fx, fy = x.astype(np.float32), y.astype(np.float32)
-    return (0.5 + 0.2 * np.sin(fx * 0.031) * np.cos(fy * 0.017) + 0.1 * (noise - 0.5)).astype(np.float32)
-
-
 def verify(bench, workloads, out_dir, use_pyamg):
     """Checks each peer against hipacc's dump; a markdown table."""
     d = os.path.join(out_dir, "verify")
@@ -92,13 +81,15 @@ def verify(bench, workloads, out_dir, use_pyamg):
 
     if "gauss5" in workloads:
         img, ref = load_f32(d, "gauss5.in.f32", (n, n)), load_f32(d, "gauss5.out.f32", (n, n))
-        for name, peer in filters.gauss5_peers(img):
+        for name, cls in filters.GAUSS5_PEERS:
+            peer = cls(img)
             peer.run()
             row("gauss5", name, "output", max_diff(peer.output(), ref))
     if "jacobi" in workloads:
         u, f = load_f32(d, "jacobi.u.f32", (n, n)), load_f32(d, "jacobi.f.f32", (n, n))
         ref = load_f32(d, "jacobi.out.f32", (n, n))
-        for name, peer in filters.jacobi_peers(u, f):
+        for name, cls in filters.JACOBI_PEERS:
+            peer = cls(u, f)
             peer.run()
             row("jacobi", name, "output", max_diff(peer.output(), ref))
     if "pyramid" in workloads:
@@ -124,26 +115,6 @@ def verify(bench, workloads, out_dir, use_pyamg):
               "OpenCV's pyrUp reflects in the upsampled grid, hipacc-rs in the coarse grid; "
               "the reconstruction is exact in both."]
     return "\n".join(lines)
-
-
-def peers_for(workload, use_pyamg):
-    """(name, peer) pairs timed beside hipacc at full size."""
-    rng = np.random.default_rng(1)
-    if workload == "gauss5":
-        return filters.gauss5_peers(rng.random((SIZE, SIZE), dtype=np.float32))
-    if workload == "jacobi":
-        u, f = (rng.random((SIZE, SIZE), dtype=np.float32) for _ in range(2))
-        return filters.jacobi_peers(u, f)
-    if workload == "pyramid":
-        return [("OpenCV pyrDown/pyrUp", pyramid.OpenCvPyramid(test_image(PYRAMID_SIZE), PYRAMID_LEVELS))]
-    if workload == "vcycle":
-        f = rng.random((SIZE, SIZE), dtype=np.float32)
-        out = [("NumPy multigrid", vcycle.NumpyMultigrid(f, VCYCLE_LEVELS, 1.0 / SIZE))]
-        if use_pyamg:
-            log("pyamg: smoothed-aggregation setup on 2048x2048 (minutes)")
-            out.append(("pyamg SA V-cycle", vcycle.PyamgVcycle(f, VCYCLE_LEVELS, 1.0 / SIZE)))
-        return out
-    raise ValueError(workload)
 
 
 def hdr_images():
@@ -229,7 +200,9 @@ def main():
     timed = [w for w in a.workloads if w != "hdr"]
     sections = [("Same computation", verify(bench, timed, a.out, a.pyamg))] if timed else []
 
-    peers = {w: peers_for(w, a.pyamg) for w in timed}
+    log("starting one process per peer")
+    isolated = {w: [(name, peers.Isolated(w, i, a.pyamg)) for i, name in enumerate(peers.names(w, a.pyamg))]
+                for w in timed}
     samples = {}
     extras = {}
     triad = []
@@ -249,10 +222,13 @@ def main():
             if w == "pyramid":
                 add(("pyramid-split", "decompose"), [j["decompose_ms"]])
                 add(("pyramid-split", "reconstruct"), [j["reconstruct_ms"]])
-            for name, peer in peers[w]:
-                add((w, name), time_block(peer.run, a.runs))
+            for name, peer in isolated[w]:
+                add((w, name), peer.time_block(a.runs))
             log(f"  {w}: " + ", ".join(f"{k[1]} {np.median(v):.2f} ms" for k, v in samples.items() if k[0] == w))
 
+    for procs in isolated.values():
+        for _, peer in procs:
+            peer.close()
     triad_ms = float(np.median(triad))
     triad_gbs = extras["triad_bytes"] / (triad_ms * 1e6)
     rows = []
@@ -280,7 +256,7 @@ def main():
     notes = [
         f"- STREAM triad (hipacc-bench --workload triad: Rust, rayon, three 64 MiB f64 arrays, "
         f"24 B per element): {triad_gbs:.1f} GB/s (median {triad_ms:.2f} ms).",
-        f"- Rounds: {a.rounds}; timed runs per block: {a.runs}; each block preceded by one warm-up run.",
+        f"- Rounds: {a.rounds}; timed runs per block: {a.runs}; each block preceded by warm-up runs for at least 0.1 s.",
     ]
     if "pyramid" in extras:
         p = extras["pyramid"]

@@ -1,7 +1,7 @@
 """Shared pieces of the comparison runner: timing, statistics, hipacc-bench.
 
-Every implementation is timed in a block of its own: one warm-up call, then
-`runs` timed calls. The runner alternates the blocks of all implementations
+Every implementation is timed in a block of its own: warm-up calls for at
+least 0.1 s, then `runs` timed calls. The runner alternates the blocks of all implementations
 of a workload round after round, and pools each implementation's samples.
 """
 
@@ -20,9 +20,18 @@ SIZE = 2048
 OMEGA = 0.8
 
 
+# Untimed calls before a block's timed ones last at least this long (as in
+# hipacc-bench): idle cores come back to speed and thread pools wake.
+WARM_UP_S = 0.1
+
+
 def time_block(fn, runs):
-    """Calls fn once to warm up, then runs times; the samples in ms."""
+    """Calls fn to warm up (at least once and for WARM_UP_S), then runs
+    times; the samples in ms."""
+    start = time.perf_counter()
     fn()
+    while time.perf_counter() - start < WARM_UP_S:
+        fn()
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()

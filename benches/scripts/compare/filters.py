@@ -7,7 +7,7 @@
   u' = (1-w) u + w/4 (f + u[x-1] + u[x+1] + u[y-1] + u[y+1]).
 
 Each peer is a class with run() (one timed call on preallocated buffers) and
-output(); make_*(u, ...) builds it on given input arrays.
+output(), built on given input arrays.
 """
 
 import numpy as np
@@ -141,18 +141,13 @@ class NumpyJacobi:
         return self.out
 
 
-def gauss5_peers(img):
-    """(name, peer) pairs of gauss5, each on img."""
-    return [
-        ("Halide 21 (scheduled)", HalideGauss5(img)),
-        ("OpenCV sepFilter2D", OpenCvGauss5(img)),
-        ("NumPy", NumpyGauss5(img)),
-    ]
-
-
-def jacobi_peers(u, f):
-    """(name, peer) pairs of jacobi, each on (u, f)."""
-    return [
-        ("Halide 21 (scheduled)", HalideJacobi(u, f)),
-        ("NumPy", NumpyJacobi(u, f)),
-    ]
+# (name, class) of each peer; class(inputs...) builds it.
+GAUSS5_PEERS = [
+    ("Halide 21 (scheduled)", HalideGauss5),
+    ("OpenCV sepFilter2D", OpenCvGauss5),
+    ("NumPy", NumpyGauss5),
+]
+JACOBI_PEERS = [
+    ("Halide 21 (scheduled)", HalideJacobi),
+    ("NumPy", NumpyJacobi),
+]

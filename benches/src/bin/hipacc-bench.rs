@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Every line holds `workload`, `backend`, `median_ms`, `min_ms`, `max_ms`,
-//! `runs` (timed runs; one warm-up run before them is excluded) and
+//! `runs` (timed runs; the warm-up runs before them, for at least 0.1 s, are
+//! excluded) and
 //! `samples_ms`; bandwidth-bound workloads add the bytes they must move and
 //! the GB/s that makes at the median. The workloads:
 //!
@@ -47,7 +48,7 @@ use hipacc_examples::pyramid::{test_image, BurtAdelson};
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The pyramid workload's side.
 const PYRAMID_SIZE: usize = 4096;
@@ -71,7 +72,7 @@ struct Args {
     /// cpu, opencl, cuda or auto.
     #[arg(long, default_value = "cpu")]
     backend: String,
-    /// Timed runs per workload (after one warm-up run).
+    /// Timed runs per workload (after warm-up runs for at least 0.1 s).
     #[arg(long, default_value_t = 11)]
     runs: usize,
     /// HDR input file for `hdr` (repeatable).
@@ -144,6 +145,11 @@ fn round3(x: f64) -> f64 {
     (x * 1e3).round() / 1e3
 }
 
+/// How long a workload runs untimed before its timed runs: long enough for
+/// idle cores to come back to speed and thread pools to wake, however short
+/// one run is. The comparison runner warms its peers up alike.
+const WARM_UP: Duration = Duration::from_millis(100);
+
 struct Bench {
     dev: Device,
     backend: String,
@@ -151,11 +157,18 @@ struct Bench {
 }
 
 impl Bench {
-    /// Runs `f` once to warm up, then `runs` times timed (each followed by a
-    /// device synchronisation); the samples in ms.
+    /// Runs `f` to warm up (at least once and for [`WARM_UP`]), then `runs`
+    /// times timed (each followed by a device synchronisation); the samples
+    /// in ms.
     fn time(&self, mut f: impl FnMut() -> Result<()>) -> Result<Vec<f64>> {
-        f()?;
-        self.dev.synchronize()?;
+        let start = Instant::now();
+        loop {
+            f()?;
+            self.dev.synchronize()?;
+            if start.elapsed() >= WARM_UP {
+                break;
+            }
+        }
         (0..self.runs)
             .map(|_| {
                 let t = Instant::now();
@@ -221,8 +234,9 @@ impl Bench {
             up.push(t1.elapsed().as_secs_f64() * 1e3);
             Ok(())
         })?;
-        // Drop the warm-up run's halves.
-        let (down, up) = (&down[1..], &up[1..]);
+        // Drop the warm-up runs' halves.
+        let warm = down.len() - samples.len();
+        let (down, up) = (&down[warm..], &up[warm..]);
         let extra = json!({
             "size": PYRAMID_SIZE,
             "levels": PYRAMID_LEVELS,
