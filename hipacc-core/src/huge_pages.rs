@@ -19,6 +19,7 @@
 pub(crate) const THRESHOLD_BYTES: usize = 4 << 20;
 
 /// Size of one huge page on x86-64 and aarch64 with 4 KiB base pages.
+#[cfg(any(target_os = "linux", test))]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// An empty vector with room for `len` elements, its storage advised to use
@@ -41,6 +42,7 @@ pub(crate) fn advise_slice<T>(data: &[T]) -> bool {
 
 /// The whole huge pages inside `bytes` bytes at address `start`, as
 /// `(first, length)`, if there are any.
+#[cfg(any(target_os = "linux", test))]
 fn huge_page_interior(start: usize, bytes: usize) -> Option<(usize, usize)> {
     let end = start.checked_add(bytes)?;
     let first = start.checked_next_multiple_of(HUGE_PAGE)?;
