@@ -154,7 +154,8 @@ impl Device {
     pub fn name(&self) -> String {
         match &self.inner {
             DeviceInner::Cpu { .. } => {
-                format!("native CPU ({} threads)", rayon::current_num_threads())
+                let (threads, isa) = (rayon::current_num_threads(), crate::cpu::simd::isa());
+                format!("native CPU ({threads} threads, {isa})")
             }
             DeviceInner::OpenCl(d) => format!("OpenCL {} ({})", d.name, d.driver),
             DeviceInner::Cuda(d) => format!("CUDA {} ({})", d.name, d.driver),

@@ -25,7 +25,7 @@
 mod interior;
 mod plan;
 mod separable;
-mod simd;
+pub(crate) mod simd;
 
 use crate::Result;
 use hipacc_core::cpu::{Border, Interior as Unchecked, LeftRight, ReadMode, TopBottom};

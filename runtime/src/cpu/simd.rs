@@ -4,7 +4,7 @@
 //! otherwise, and the binaries must run on any x86-64. The hot pixel loops
 //! are therefore compiled twice, once more inside a function with AVX2 and
 //! FMA enabled (eight lanes, fewer load and store instructions per pixel),
-//! and [`avx2`] picks one at run time.
+//! and [`avx2_fma`] picks one at run time.
 //!
 //! Both versions compute bit-identical results: rustc never contracts
 //! `a * b + c` on its own, so a fused multiply-add happens only where the
@@ -12,10 +12,28 @@
 //! (an instruction in the wide one, a correctly rounded library call in the
 //! baseline one).
 
-/// True when the CPU supports AVX2 and FMA (detected once; the standard
-/// library caches the answer).
+/// Set (to anything) to run the baseline copies even where AVX2 and FMA
+/// are present: a way to check that both copies give the same bits.
+pub(crate) const BASELINE_ENV: &str = "HIPACC_CPU_BASELINE";
+
+/// True when the wide copies run: the CPU supports AVX2 and FMA and
+/// [`BASELINE_ENV`] is not set (both read once per process).
 #[inline]
-pub(crate) fn avx2() -> bool {
+pub(crate) fn avx2_fma() -> bool {
+    static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WIDE.get_or_init(|| detected() && std::env::var_os(BASELINE_ENV).is_none())
+}
+
+/// Which copies run, for the device's name.
+pub(crate) fn isa() -> &'static str {
+    if avx2_fma() {
+        "AVX2+FMA"
+    } else {
+        "baseline"
+    }
+}
+
+fn detected() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
@@ -27,10 +45,11 @@ pub(crate) fn avx2() -> bool {
 }
 
 /// `dispatch! { fn name<T: Bound>(args) { body } }` defines `name`, whose
-/// body is compiled twice: with AVX2 and FMA enabled, run where [`avx2`] says so,
-/// and for the compilation target otherwise. Neither copy is inlined into
-/// `name`, so that a slice argument stays a `noalias` parameter of the loop
-/// that writes it: LLVM then vectorises without run-time overlap checks.
+/// body is compiled twice: with AVX2 and FMA enabled, run where
+/// [`avx2_fma`] says so, and for the compilation target otherwise. Neither
+/// copy is inlined into `name`, so that a slice argument stays a `noalias`
+/// parameter of the loop that writes it: LLVM then vectorises without
+/// run-time overlap checks.
 macro_rules! dispatch {
     (
         $(#[$meta:meta])*
@@ -46,7 +65,7 @@ macro_rules! dispatch {
                 unsafe fn wide<$($g: $bound),*>($($arg: $ty),*) {
                     body::<$($g),*>($($arg),*)
                 }
-                if $crate::cpu::simd::avx2() {
+                if $crate::cpu::simd::avx2_fma() {
                     // SAFETY: the CPU supports AVX2 and FMA.
                     return unsafe { wide::<$($g),*>($($arg),*) };
                 }
