@@ -29,9 +29,9 @@
 //!
 //! Bands are as tall as fits a scratch budget of about half an L2 cache, up
 //! to 64 rows: taller bands recompute fewer horizontal rows at band edges
-//! (4 of 68 for the 5x5 Gaussian instead of 4 of 36), and the scratch rows
-//! start on a cache line so that no vector load of the vertical pass
-//! splits one.
+//! (4 of 68 for the 5x5 Gaussian instead of 4 of 36). The scratch starts
+//! on a cache line, so where rows are a multiple of 64 bytes wide (as in
+//! power-of-two images) no vector load of the vertical pass splits one.
 
 use crate::Result;
 use hipacc_core::image::read_as;
