@@ -104,6 +104,24 @@ fn files_of_each_output_format_keep_the_input_size() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(png_size(&dir.path().join(name)), (41, 23), "{name}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{name}\n"));
+    }
+}
+
+#[test]
+fn a_run_names_the_files_it_wrote() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("scene.pfm");
+    write_pfm(&input, 17, 9, scene);
+    let out = run(&["scene.pfm", "--before", "lin.png"], dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "lin.png\nscene.png\n");
+    for name in ["lin.png", "scene.png"] {
+        assert_eq!(png_size(&dir.path().join(name)), (17, 9), "{name}");
     }
 }
 

@@ -252,6 +252,12 @@ fn run(args: Args) -> Result<()> {
             "ms": ms,
         });
         println!("{json}");
+    } else {
+        // Like `--emit`, name each file written, so that a run without
+        // `-o` says where its output went.
+        for path in args.before.iter().chain([&out_path]) {
+            println!("{}", path.display());
+        }
     }
     Ok(())
 }
