@@ -39,6 +39,13 @@ impl VcycleRun {
         })
     }
 
+    /// With cycles replayed as CUDA graphs on a CUDA device (see
+    /// [`CycleOptions::graph`]).
+    pub fn with_graph(mut self, graph: bool) -> VcycleRun {
+        self.opts = self.opts.graph(graph);
+        self
+    }
+
     /// One cycle; its trace.
     pub fn cycle(&self) -> Result<Trace> {
         self.problem.cycle(&self.device, &self.opts)

@@ -141,6 +141,14 @@ impl Device {
         }
     }
 
+    /// The CUDA device behind this one, if it is one.
+    pub(crate) fn cuda_device(&self) -> Option<&Arc<crate::cuda::CudaDevice>> {
+        match &self.inner {
+            DeviceInner::Cuda(d) => Some(d),
+            _ => None,
+        }
+    }
+
     /// The backend kind.
     pub fn kind(&self) -> BackendKind {
         match self.inner {

@@ -66,6 +66,25 @@ impl Trace {
         })
     }
 
+    /// The same schedule replayed as CUDA graphs: every launch's variant
+    /// ends in `graph replay` and its host time is zero (one graph launch
+    /// started it with the others).
+    pub(crate) fn replayed(&self) -> Trace {
+        let events = self
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::Launch(l) => Event::Launch(Launch {
+                    variant: format!("{}, graph replay", l.variant),
+                    elapsed: Duration::ZERO,
+                    ..l.clone()
+                }),
+                Event::Sync { .. } => e.clone(),
+            })
+            .collect();
+        Trace { events }
+    }
+
     /// Number of kernel launches.
     pub fn kernel_launches(&self) -> usize {
         self.launches().count()

@@ -5,7 +5,7 @@
 //! ```text
 //! multigrid [--size N] [--levels L] [--cycle v|w|f] [--smoother jacobi|rbgs]
 //!           [--omega W] [--pre N1] [--post N2] [--bc dirichlet|neumann]
-//!           [--max-cycles C] [--tol T] [--fused] [--precision f32|f64]
+//!           [--max-cycles C] [--tol T] [--fused] [--graph] [--precision f32|f64]
 //!           [--start random|zero|fmg] [--backend B] [--timings]
 //!           [--plot FILE.svg] [--json]
 //! ```
@@ -16,7 +16,7 @@
 //! level (`--start fmg`; its error is reported as `error_after_fmg`). They
 //! stop when the residual has fallen to `--tol` times the norm of `f`, or
 //! after `--max-cycles`. `--json` prints one object with `size`, `levels`,
-//! `cycle`, `smoother`, `omega`, `pre`, `post`, `bc`, `fused`,
+//! `cycle`, `smoother`, `omega`, `pre`, `post`, `bc`, `fused`, `graph`,
 //! `precision`, `backend`, `residuals`, `convergence_factor`,
 //! `error_vs_exact`, `error_after_fmg`, `ms_per_cycle` (median) and
 //! `ms_per_level` (of the last cycle, from its trace).
@@ -68,6 +68,9 @@ struct Args {
     /// Residual and restriction in one kernel.
     #[arg(long)]
     fused: bool,
+    /// On CUDA: replay recorded cycles as CUDA graphs.
+    #[arg(long)]
+    graph: bool,
     /// f32 or f64.
     #[arg(long, default_value = "f64", value_parser = ["f32", "f64"])]
     precision: String,
@@ -114,7 +117,9 @@ fn run(args: Args) -> Result<()> {
     let levels = args
         .levels
         .unwrap_or_else(|| Poisson::<f64>::default_levels(args.size, args.size, args.bc));
-    let mut opts = CycleOptions::new(args.cycle, smoother, args.pre, args.post).fused(args.fused);
+    let mut opts = CycleOptions::new(args.cycle, smoother, args.pre, args.post)
+        .fused(args.fused)
+        .graph(args.graph);
     opts.coarse_sweeps = 64;
     opts.validate(levels)?;
     if args.max_cycles == 0 {
@@ -176,6 +181,7 @@ fn run(args: Args) -> Result<()> {
             "post": args.post,
             "bc": args.bc.to_string(),
             "fused": args.fused,
+            "graph": args.graph,
             "precision": args.precision,
             "backend": dev.name(),
             "start": args.start,

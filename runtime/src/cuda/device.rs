@@ -35,6 +35,9 @@ pub(crate) struct CudaDevice {
     pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
     /// The config of the last kernel launched.
     pub(crate) last_config: Mutex<Option<Config>>,
+    /// The launches being recorded for graphs, one recording per thread
+    /// ([`super::graph`]).
+    pub(crate) recording: Mutex<Vec<super::graph::Recording>>,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -118,6 +121,7 @@ impl CudaDevice {
             refined: KernelCache::new(),
             last_launch: Mutex::new(None),
             last_config: Mutex::new(None),
+            recording: Mutex::new(Vec::new()),
         })
     }
 

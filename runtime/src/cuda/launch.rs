@@ -2,6 +2,7 @@
 
 use super::buffer::{CuMem, CuResidency};
 use super::device::CudaDevice;
+use super::graph::{self, Input, Launched, Param};
 use super::program::{self, CuKernel};
 use crate::gpu::residency::{make_resident, mark_written, Use};
 use crate::gpu::{self, ArgValue, Scalar};
@@ -39,7 +40,7 @@ pub(crate) fn execute<K: Kernel>(
     // A remembered (measured) block is kept as it is.
     let block_fixed = gpu::block_fixed(overrides)? || tuned;
     let k = refined_kernel(dev, &ir, config, block_fixed)?;
-    run(dev, &k, &bindings, &*output, space.rect())
+    run(dev, &k, &bindings, &output, space.rect())
 }
 
 /// The kernel for `config`, after the occupancy check: the registers and
@@ -88,37 +89,12 @@ fn launch_err(k: &CuKernel, what: &str, e: impl std::fmt::Debug) -> Error {
     }
 }
 
-/// One kernel parameter's storage; the launch passes pointers to these.
-enum Param {
-    U8(u8),
-    U16(u16),
-    I32(i32),
-    U32(u32),
-    F32(f32),
-    F64(f64),
-    U64(u64),
-}
-
-impl Param {
-    fn ptr(&mut self) -> *mut c_void {
-        match self {
-            Param::U8(v) => (v as *mut u8).cast(),
-            Param::U16(v) => (v as *mut u16).cast(),
-            Param::I32(v) => (v as *mut i32).cast(),
-            Param::U32(v) => (v as *mut u32).cast(),
-            Param::F32(v) => (v as *mut f32).cast(),
-            Param::F64(v) => (v as *mut f64).cast(),
-            Param::U64(v) => (v as *mut u64).cast(),
-        }
-    }
-}
-
 /// Launches a loaded kernel over `rect` of `output`.
 pub(crate) fn run(
     dev: &Arc<CudaDevice>,
-    k: &CuKernel,
+    k: &Arc<CuKernel>,
     bindings: &Bindings,
-    output: &dyn DynImage,
+    output: &Arc<dyn DynImage>,
     rect: Rect,
 ) -> Result<()> {
     let launch = k
@@ -137,7 +113,8 @@ pub(crate) fn run(
         }
     }
     let whole = rect == Rect::full(output.width(), output.height());
-    let out = make_resident(&res, output, Use::Write { whole })?;
+    let out_use = Use::Write { whole };
+    let out = make_resident(&res, &**output, out_use)?;
     let mut params: Vec<Param> = Vec::with_capacity(args.len());
     for arg in &args {
         params.push(match *arg {
@@ -161,6 +138,7 @@ pub(crate) fn run(
             }
         });
     }
+    let recorded = params.clone();
     let mut pointers: Vec<*mut c_void> = params.iter_mut().map(Param::ptr).collect();
     let guard = k.lock();
     for sym in &k.info.constant_symbols {
@@ -210,7 +188,20 @@ pub(crate) fn run(
         .record_event(timing)
         .map_err(|e| launch_err(k, "event", e))?;
     drop(guard);
-    mark_written(output)?;
+    mark_written(&**output)?;
+    if graph::recording_here(dev) {
+        graph::record(
+            dev,
+            Launched {
+                kernel: k,
+                grid: [launch.grid[0], launch.grid[1]],
+                block: [launch.block[0], launch.block[1]],
+                params: &recorded,
+                inputs: bound_inputs(bindings, &args, &inputs)?,
+                output: (output.clone(), out, out_use),
+            },
+        );
+    }
     *dev.last_launch
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = Some((start, end));
@@ -218,6 +209,35 @@ pub(crate) fn run(
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = Some(k.info.config.clone());
     Ok(())
+}
+
+/// Each accessor image a launch read, its memory and the texture object it
+/// was read through, for a recording.
+fn bound_inputs(
+    bindings: &Bindings,
+    args: &[ArgValue],
+    inputs: &[Option<Arc<CuMem>>],
+) -> Result<Vec<Input>> {
+    let mut out = Vec::new();
+    for arg in args {
+        let (i, texture) = match *arg {
+            ArgValue::AccessorBuffer(i) => (i, None),
+            ArgValue::AccessorImage(i) => {
+                let pixel = bindings.accessors[i].slot.pixel;
+                (i, Some((pixel, input(inputs, i).texture(pixel)?)))
+            }
+            _ => continue,
+        };
+        let Some(mem) = inputs.get(i).cloned().flatten() else {
+            unreachable!("bug: accessor {i} was not made resident")
+        };
+        out.push(Input {
+            image: bindings.accessors[i].image.clone(),
+            mem,
+            texture,
+        });
+    }
+    Ok(out)
 }
 
 fn input(inputs: &[Option<Arc<CuMem>>], i: usize) -> &CuMem {

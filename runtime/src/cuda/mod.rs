@@ -10,6 +10,7 @@
 //! | `ptxas` | PTX to SASS with `ptxas -v`, and the registers / shared memory it reports ([`assemble`]) |
 //! | `program` | module loading and the kernel cache (PTX optionally on disk) |
 //! | `launch` | the occupancy check, constant memory for masks, binding and launching |
+//! | `graph` | recording launches and replaying them as one CUDA graph |
 //!
 //! The public items here are the GPU-less tool chain checks: compile every
 //! variant with NVRTC and assemble it with ptxas to see its resource use.
@@ -29,6 +30,7 @@
 
 mod buffer;
 mod device;
+pub(crate) mod graph;
 mod launch;
 mod nvrtc;
 mod probe;

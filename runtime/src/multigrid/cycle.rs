@@ -7,6 +7,7 @@
 //! multigrid recurses once as full multigrid and then runs its cycles at
 //! its own level, each recursing as that cycle.
 
+use super::graph::Recorder;
 use super::options::{CycleKind, CycleOptions, Smoother};
 use super::real::Real;
 use super::Poisson;
@@ -35,14 +36,17 @@ struct Ctx<'a, T: Real> {
     dev: &'a Device,
     opts: &'a CycleOptions,
     modes: RefCell<Vec<Mode>>,
+    /// Set while the cycle is recorded for replay as CUDA graphs.
+    rec: Option<&'a Recorder>,
 }
 
-/// Runs the traversal.
+/// Runs the traversal (noting its host steps in `rec` when recording).
 pub(crate) fn run<T: Real>(
     p: &Poisson<T>,
     dev: &Device,
     opts: &CycleOptions,
     start: Start,
+    rec: Option<&Recorder>,
 ) -> Result<Trace> {
     let first = match start {
         Start::Cycle => Mode::Cycle(opts.kind),
@@ -53,6 +57,7 @@ pub(crate) fn run<T: Real>(
         dev,
         opts,
         modes: RefCell::new(vec![first; p.levels()]),
+        rec,
     };
     traverse(&[&p.u, &p.f, &p.t], |t| ctx.body(t))
 }
@@ -63,6 +68,28 @@ struct PingPong<T: Real> {
     cur: Image<T>,
     spare: Image<T>,
     in_scratch: bool,
+}
+
+/// The exact solve of the coarsest level, on the host.
+pub(crate) fn coarse_solve<T: Real>(p: &Poisson<T>) -> Result<()> {
+    let Some(solver) = p.coarse_solver()? else {
+        unreachable!("bug: a coarse solve without a coarse solver")
+    };
+    let last = p.levels() - 1;
+    let g = p.grid(last)?;
+    let f: Vec<f64> = p
+        .level(&p.f, last)
+        .to_vec()?
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    let u = solver.solve(&f, g.h2);
+    let img = p.level(&p.u, last);
+    let mut out = img.write()?;
+    for (o, v) in out.iter_mut().zip(u) {
+        *o = T::from_f64(v);
+    }
+    Ok(())
 }
 
 impl<T: Real> PingPong<T> {
@@ -98,6 +125,9 @@ impl<T: Real> Ctx<'_, T> {
     fn settle(&self, t: &Traversal<'_>, s: &PingPong<T>) -> Result<()> {
         if s.in_scratch {
             self.p.u.swap_level(&self.p.t, t.level())?;
+            if let Some(rec) = self.rec {
+                rec.swapped(t.level());
+            }
         }
         Ok(())
     }
@@ -123,22 +153,10 @@ impl<T: Real> Ctx<'_, T> {
     /// The coarsest level: the exact solve, or sweeps.
     fn bottom(&self, t: &Traversal<'_>) -> Result<()> {
         match self.p.coarse_solver()? {
-            Some(solver) => {
-                let g = self.p.grid(t.level())?;
-                let f: Vec<f64> = t
-                    .image(&self.p.f, 0)?
-                    .to_vec()?
-                    .into_iter()
-                    .map(Into::into)
-                    .collect();
-                let u = solver.solve(&f, g.h2);
-                let img = t.image(&self.p.u, 0)?;
-                let mut out = img.write()?;
-                for (o, v) in out.iter_mut().zip(u) {
-                    *o = T::from_f64(v);
-                }
-                Ok(())
-            }
+            Some(_) => match self.rec {
+                Some(rec) => rec.coarse_solve(|| coarse_solve(self.p)),
+                None => coarse_solve(self.p),
+            },
             None => {
                 let mut s = self.images(t)?;
                 self.smooth(t, &mut s, self.opts.coarse_sweeps)?;

@@ -87,6 +87,7 @@
 
 mod coarse;
 mod cycle;
+mod graph;
 mod kernels;
 pub mod manufactured;
 mod options;
@@ -112,6 +113,8 @@ pub struct Poisson<T: Real> {
     bc: Bc,
     spacing: f64,
     coarse: OnceLock<Option<CoarseSolver>>,
+    /// Cycles recorded for replay as CUDA graphs.
+    replays: graph::Replays,
 }
 
 /// What [`Poisson::solve`] did.
@@ -149,6 +152,7 @@ impl<T: Real> Poisson<T> {
             bc,
             spacing,
             coarse: OnceLock::new(),
+            replays: graph::Replays::default(),
         })
     }
 
@@ -274,9 +278,17 @@ impl<T: Real> Poisson<T> {
     }
 
     /// Runs one cycle from the current solution; returns its trace.
+    ///
+    /// With [`CycleOptions::graph`] on a CUDA device, a cycle from a state
+    /// recorded before is replayed as CUDA graphs: its trace is the
+    /// recorded one, every launch marked `graph replay` with zero host
+    /// time.
     pub fn cycle(&self, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
         opts.validate(self.levels())?;
-        cycle::run(self, dev, opts, cycle::Start::Cycle)
+        match dev.cuda_device() {
+            Some(cuda) if opts.graph => graph::cycle(self, dev, cuda, opts),
+            _ => cycle::run(self, dev, opts, cycle::Start::Cycle, None),
+        }
     }
 
     /// Full multigrid: the right-hand side restricted to every level, an
@@ -289,7 +301,7 @@ impl<T: Real> Poisson<T> {
             return Err(MultigridError::ZeroCycles.into());
         }
         self.make_compatible(dev)?;
-        let trace = cycle::run(self, dev, opts, cycle::Start::Fmg { cycles })?;
+        let trace = cycle::run(self, dev, opts, cycle::Start::Fmg { cycles }, None)?;
         self.fix_mean(dev)?;
         Ok(trace)
     }

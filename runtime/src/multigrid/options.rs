@@ -120,10 +120,17 @@ pub struct CycleOptions {
     /// Sweeps on the coarsest level when it is too large to solve exactly
     /// (see [`super`]'s coarse solve).
     pub coarse_sweeps: usize,
+    /// On CUDA, record the first cycle from each state and replay later
+    /// ones as CUDA graphs: one driver call per run of launches between
+    /// host steps instead of the host-side work of every launch, which on
+    /// coarse levels takes longer than the kernels. No effect on other
+    /// backends, nor on full multigrid.
+    pub graph: bool,
 }
 
 impl CycleOptions {
-    /// `kind(pre, post)` with `smoother`, unfused, 64 coarse sweeps.
+    /// `kind(pre, post)` with `smoother`, unfused, 64 coarse sweeps,
+    /// plain launches.
     pub fn new(kind: CycleKind, smoother: Smoother, pre: usize, post: usize) -> CycleOptions {
         CycleOptions {
             kind,
@@ -133,7 +140,14 @@ impl CycleOptions {
             per_level: Vec::new(),
             fused: false,
             coarse_sweeps: 64,
+            graph: false,
         }
+    }
+
+    /// With cycles replayed as CUDA graphs (or not); see [`Self::graph`].
+    pub fn graph(mut self, graph: bool) -> CycleOptions {
+        self.graph = graph;
+        self
     }
 
     /// With residual and restriction fused (or not).
