@@ -8,13 +8,7 @@ use hipacc::prelude::*;
 use hipacc::{BackendKind, Device};
 
 fn device() -> Option<Device> {
-    match Device::cuda() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("[SKIP] cuda: {e}");
-            None
-        }
-    }
+    gpu_support::cuda()
 }
 
 #[test]

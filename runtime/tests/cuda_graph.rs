@@ -2,17 +2,13 @@
 //! plain launches: bit for bit, in both alternating states, for every
 //! cycle shape. Prints `[SKIP] cuda: <reason>` without a GPU.
 
+mod gpu_support;
+
 use hipacc::multigrid::{manufactured, Bc, CycleKind, CycleOptions, Poisson, Smoother};
 use hipacc::{Device, Trace};
 
 fn device() -> Option<Device> {
-    match Device::cuda() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("[SKIP] cuda: {e}");
-            None
-        }
-    }
+    gpu_support::cuda()
 }
 
 fn problem(w: usize, h: usize, levels: usize, bc: Bc) -> Poisson<f32> {

@@ -26,6 +26,7 @@ use super::buffer::{CuMem, CuResidency};
 use super::device::CudaDevice;
 use super::program::CuKernel;
 use crate::gpu::residency::{make_resident, mark_written, Use};
+use crate::gpu::Scalar;
 use crate::{Error, Result};
 use cudarc::driver::{result, sys};
 use hipacc_core::image::DynImage;
@@ -37,33 +38,23 @@ use std::thread::ThreadId;
 /// One kernel parameter's value, kept for the graph's kernel node.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Param {
-    /// `unsigned char`.
-    U8(u8),
-    /// `unsigned short`.
-    U16(u16),
-    /// `int`.
-    I32(i32),
-    /// `unsigned int`.
-    U32(u32),
-    /// `float`.
-    F32(f32),
-    /// `double`.
-    F64(f64),
-    /// Device pointers and texture objects.
-    U64(u64),
+    /// A scalar of its C type.
+    Scalar(Scalar),
+    /// A device pointer or texture object.
+    Handle(u64),
 }
 
 impl Param {
     /// A pointer to the value, as `cuLaunchKernel` and kernel nodes take it.
     pub(crate) fn ptr(&mut self) -> *mut c_void {
         match self {
-            Param::U8(v) => (v as *mut u8).cast(),
-            Param::U16(v) => (v as *mut u16).cast(),
-            Param::I32(v) => (v as *mut i32).cast(),
-            Param::U32(v) => (v as *mut u32).cast(),
-            Param::F32(v) => (v as *mut f32).cast(),
-            Param::F64(v) => (v as *mut f64).cast(),
-            Param::U64(v) => (v as *mut u64).cast(),
+            Param::Scalar(Scalar::U8(v)) => (v as *mut u8).cast(),
+            Param::Scalar(Scalar::U16(v)) => (v as *mut u16).cast(),
+            Param::Scalar(Scalar::I32(v)) => (v as *mut i32).cast(),
+            Param::Scalar(Scalar::U32(v)) => (v as *mut u32).cast(),
+            Param::Scalar(Scalar::F32(v)) => (v as *mut f32).cast(),
+            Param::Scalar(Scalar::F64(v)) => (v as *mut f64).cast(),
+            Param::Handle(v) => (v as *mut u64).cast(),
         }
     }
 }

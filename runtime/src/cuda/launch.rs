@@ -5,7 +5,7 @@ use super::device::CudaDevice;
 use super::graph::{self, Input, Launched, Param};
 use super::program::{self, CuKernel};
 use crate::gpu::residency::{make_resident, mark_written, Use};
-use crate::gpu::{self, ArgValue, Scalar};
+use crate::gpu::{self, ArgValue};
 use crate::{Error, Result};
 use cudarc::driver::{result, sys};
 use hipacc_codegen::arch::occupancy::{refine_block, ResourceUsage};
@@ -118,16 +118,11 @@ pub(crate) fn run(
     let mut params: Vec<Param> = Vec::with_capacity(args.len());
     for arg in &args {
         params.push(match *arg {
-            ArgValue::Scalar(Scalar::U8(v)) => Param::U8(v),
-            ArgValue::Scalar(Scalar::U16(v)) => Param::U16(v),
-            ArgValue::Scalar(Scalar::I32(v)) => Param::I32(v),
-            ArgValue::Scalar(Scalar::U32(v)) => Param::U32(v),
-            ArgValue::Scalar(Scalar::F32(v)) => Param::F32(v),
-            ArgValue::Scalar(Scalar::F64(v)) => Param::F64(v),
-            ArgValue::Output => Param::U64(out.ptr),
-            ArgValue::AccessorBuffer(i) => Param::U64(input(&inputs, i).ptr),
+            ArgValue::Scalar(s) => Param::Scalar(s),
+            ArgValue::Output => Param::Handle(out.ptr),
+            ArgValue::AccessorBuffer(i) => Param::Handle(input(&inputs, i).ptr),
             ArgValue::AccessorImage(i) => {
-                Param::U64(input(&inputs, i).texture(bindings.accessors[i].slot.pixel)?)
+                Param::Handle(input(&inputs, i).texture(bindings.accessors[i].slot.pixel)?)
             }
             ArgValue::MaskBuffer(i) => {
                 return Err(launch_err(

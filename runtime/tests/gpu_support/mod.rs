@@ -10,8 +10,20 @@
 #![allow(dead_code)]
 
 use hipacc::prelude::*;
+use hipacc::Device;
 use hipacc_codegen::Config;
 use hipacc_core::ir::eval::evaluate_kernel;
+
+/// The CUDA device, or `None` after printing `[SKIP] cuda: <reason>`.
+pub(crate) fn cuda() -> Option<Device> {
+    match Device::cuda() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("[SKIP] cuda: {e}");
+            None
+        }
+    }
+}
 
 #[derive(Kernel)]
 #[kernel(output = f32)]
