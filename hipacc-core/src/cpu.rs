@@ -101,6 +101,26 @@ pub trait CpuRead {
         // SAFETY: the caller's contract is `read`'s.
         unsafe { self.read::<M>(x, y, dx, dy) }
     }
+    /// [`CpuRead::read_affine`] in a launch whose windows have the shape
+    /// `S`: a mask of run-time size then reads its coefficients at a
+    /// constant size, so that a tap's index folds to a constant.
+    ///
+    /// # Safety
+    /// As for [`CpuRead::read_affine`], and `S` as [`CpuWindow`] says.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn read_in<M: ReadMode, S: WindowShape>(
+        &self,
+        x: isize,
+        y: isize,
+        dx: i32,
+        dy: i32,
+        column: Option<AffinePosition>,
+        row: Option<AffinePosition>,
+    ) -> Self::Out {
+        // SAFETY: the caller's contract is `read_affine`'s.
+        unsafe { self.read_affine::<M>(x, y, dx, dy, column, row) }
+    }
 }
 
 /// A read position `a·p + b + k·(p / q)` along an axis with coordinate `p`
@@ -121,48 +141,51 @@ fn affine_position(p: isize, (a, b, k, q): AffinePosition) -> isize {
     a * p + b + k * quotient
 }
 
+/// What a launch knows of the size of its windows whose size is not in
+/// their type (a [`Domain`], a `Mask<T>`): the CPU backend instantiates a
+/// kernel's loops once more per shape it can prove, so that those windows'
+/// loops get constant trip counts too.
+pub trait WindowShape: 'static {
+    /// Width of every run-time sized window of the launch; 0 when unknown.
+    const W: usize;
+    /// Height of every run-time sized window of the launch; 0 when unknown.
+    const H: usize;
+}
+
+/// Nothing known: windows take their size from their value.
+pub enum AnyShape {}
+impl WindowShape for AnyShape {
+    const W: usize = 0;
+    const H: usize = 0;
+}
+
+/// Every run-time sized mask of the launch is `W x H`, and every domain is
+/// `W x H` with all its positions enabled.
+pub enum FullShape<const W: usize, const H: usize> {}
+impl<const W: usize, const H: usize> WindowShape for FullShape<W, H> {
+    const W: usize = W;
+    const H: usize = H;
+}
+
 /// The window a `reduce`/`convolve`/`iterate` walks, in row-major order.
 ///
 /// The window owns the loop, so it can give it constant trip counts: for a
-/// mask whose size is in its type (`Mask<T, W, H>`) the loops below have
-/// constant bounds, rustc unrolls them, and the pixel loop around the kernel
-/// body vectorises. Windows are never empty (lowering rejects empty domains).
+/// mask whose size is in its type (`Mask<T, W, H>`), or a window whose size
+/// the launch's [`WindowShape`] gives, the loop is written out position by
+/// position ([`crate::window_walk`]), and the pixel loop around the kernel
+/// body vectorises. Windows are never empty (lowering rejects empty
+/// domains).
+///
+/// The shape `S` is a promise of the caller of the kernel body (the CPU
+/// backend): where `S::W > 0`, each window of run-time size is `S::W x
+/// S::H` and, for a domain, full. The unchecked reads of the body rely on
+/// it, as they rely on the interior.
 pub trait CpuWindow {
     /// Combines `f(dx, dy)` over the window with `op`, starting from the value
     /// at the first position.
-    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R;
+    fn reduce<S: WindowShape, R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R;
     /// Runs `f(dx, dy)` at every position.
-    fn for_each(&self, f: impl FnMut(i32, i32));
-}
-
-/// Row-major walk over a `w x h` window centred on 0, skipping positions
-/// where `enabled` says no.
-#[inline(always)]
-fn walk<R>(
-    w: usize,
-    h: usize,
-    enabled: impl Fn(usize) -> bool,
-    f: impl Fn(i32, i32) -> R,
-    op: impl Fn(R, R) -> R,
-) -> R {
-    let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
-    let mut acc: Option<R> = None;
-    for iy in 0..h {
-        for ix in 0..w {
-            if !enabled(iy * w + ix) {
-                continue;
-            }
-            let v = f(ix as i32 - cx, iy as i32 - cy);
-            acc = Some(match acc {
-                None => v,
-                Some(a) => op(a, v),
-            });
-        }
-    }
-    match acc {
-        Some(a) => a,
-        None => unreachable!("bug: empty window reached the CPU backend"),
-    }
+    fn for_each<S: WindowShape>(&self, f: impl FnMut(i32, i32));
 }
 
 /// An accessor as the CPU backend reads it: host pixels under a read lock,
@@ -395,25 +418,88 @@ impl<T: Pixel, const W: usize, const H: usize> CpuRead for MaskView<'_, T, W, H>
     type Out = T;
     #[inline(always)]
     unsafe fn read<M: ReadMode>(&self, _x: isize, _y: isize, dx: i32, dy: i32) -> T {
-        let (w, h) = (self.w() as isize, self.h() as isize);
+        // SAFETY: `new` checked that the size is `w() x h()`.
+        unsafe { self.coefficient(self.w(), self.h(), dx, dy) }
+    }
+
+    #[inline(always)]
+    unsafe fn read_in<M: ReadMode, S: WindowShape>(
+        &self,
+        _x: isize,
+        _y: isize,
+        dx: i32,
+        dy: i32,
+        _column: Option<AffinePosition>,
+        _row: Option<AffinePosition>,
+    ) -> T {
+        let (w, h) = self.size_in::<S>();
+        // SAFETY: `new` checked the type's size, the caller promises the
+        // launch's shape (see `CpuWindow`).
+        unsafe { self.coefficient(w, h, dx, dy) }
+    }
+}
+
+impl<T: Pixel, const W: usize, const H: usize> MaskView<'_, T, W, H> {
+    /// The coefficient at `(dx, dy)` of the mask, whose size is `w x h`
+    /// (constants where known, so that the index folds); 0 outside.
+    ///
+    /// # Safety
+    /// `w x h` must be the mask's size.
+    #[inline(always)]
+    unsafe fn coefficient(&self, w: usize, h: usize, dx: i32, dy: i32) -> T {
+        debug_assert_eq!(
+            w * h,
+            self.coefficients.len(),
+            "bug: mask read at a wrong size"
+        );
+        let (w, h) = (w as isize, h as isize);
         let ix = dx as isize + w / 2;
         let iy = dy as isize + h / 2;
         if ix < 0 || iy < 0 || ix >= w || iy >= h {
             return T::default();
         }
-        // SAFETY: `new` checked `coefficients.len() == w * h` (the mask's
-        // invariant) and `0 <= ix < w`, `0 <= iy < h` here. Unchecked, so that
-        // with a size fixed in the type the read folds to a constant offset.
+        // SAFETY: `coefficients.len() == w * h` (the caller's contract) and
+        // `0 <= ix < w`, `0 <= iy < h` here. Unchecked, so that with a size
+        // fixed in the type the read folds to a constant offset.
         unsafe { *self.coefficients.get_unchecked((iy * w + ix) as usize) }
+    }
+}
+
+impl<T: Pixel, const W: usize, const H: usize> MaskView<'_, T, W, H> {
+    /// True when the size is a constant: in the type, or the launch's shape.
+    #[inline(always)]
+    fn known<S: WindowShape>() -> bool {
+        (W > 0 && H > 0) || S::W > 0
+    }
+
+    /// The size as the launch knows it: the type's, else the launch's shape,
+    /// else the value's.
+    #[inline(always)]
+    fn size_in<S: WindowShape>(&self) -> (usize, usize) {
+        if (W == 0 || H == 0) && S::W > 0 {
+            debug_assert!(
+                (self.width, self.height) == (S::W, S::H),
+                "bug: {}x{} mask in a {}x{} launch",
+                self.width,
+                self.height,
+                S::W,
+                S::H
+            );
+            return (S::W, S::H);
+        }
+        (self.w(), self.h())
     }
 }
 
 impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, H> {
     #[inline(always)]
-    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
+    fn reduce<S: WindowShape, R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
+        let (w, h) = self.size_in::<S>();
+        if Self::known::<S>() {
+            return crate::window_walk::fold(w, h, f, op);
+        }
         // Every position of a mask is visited: start from the first one and
         // combine the rest, with no state for the optimiser to track.
-        let (w, h) = (self.w(), self.h());
         let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
         let mut acc = f(-cx, -cy);
         for iy in 0..h {
@@ -427,8 +513,11 @@ impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, 
         acc
     }
     #[inline(always)]
-    fn for_each(&self, mut f: impl FnMut(i32, i32)) {
-        let (w, h) = (self.w(), self.h());
+    fn for_each<S: WindowShape>(&self, mut f: impl FnMut(i32, i32)) {
+        let (w, h) = self.size_in::<S>();
+        if Self::known::<S>() {
+            return crate::window_walk::each(w, h, f);
+        }
         let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
         for iy in 0..h {
             for ix in 0..w {
@@ -454,15 +543,47 @@ impl DomainView {
             enabled: domain.enabled().to_vec(),
         }
     }
+
+    /// Checks the launch's promise (see [`CpuWindow`]) in debug builds.
+    #[inline(always)]
+    fn check_shape<S: WindowShape>(&self) {
+        debug_assert!(
+            (self.width, self.height) == (S::W, S::H) && self.enabled.iter().all(|&e| e),
+            "bug: {}x{} domain in a full {}x{} launch",
+            self.width,
+            self.height,
+            S::W,
+            S::H
+        );
+    }
 }
 
 impl CpuWindow for DomainView {
     #[inline(always)]
-    fn reduce<R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
-        walk(self.width, self.height, |i| self.enabled[i], f, op)
+    fn reduce<S: WindowShape, R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R {
+        if S::W > 0 {
+            self.check_shape::<S>();
+            return crate::window_walk::fold(S::W, S::H, f, op);
+        }
+        let mut acc: Option<R> = None;
+        self.for_each::<S>(|dx, dy| {
+            let v = f(dx, dy);
+            acc = Some(match acc.take() {
+                None => v,
+                Some(a) => op(a, v),
+            });
+        });
+        match acc {
+            Some(a) => a,
+            None => unreachable!("bug: empty window reached the CPU backend"),
+        }
     }
     #[inline(always)]
-    fn for_each(&self, mut f: impl FnMut(i32, i32)) {
+    fn for_each<S: WindowShape>(&self, mut f: impl FnMut(i32, i32)) {
+        if S::W > 0 {
+            self.check_shape::<S>();
+            return crate::window_walk::each(S::W, S::H, f);
+        }
         let (cx, cy) = ((self.width / 2) as i32, (self.height / 2) as i32);
         for iy in 0..self.height {
             for ix in 0..self.width {

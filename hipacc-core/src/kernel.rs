@@ -9,7 +9,7 @@
 //! AST, lowered to IR at run time) and the same body compiled by rustc for
 //! the CPU backend.
 
-use crate::cpu::{AccessorView, DomainView, MaskView, ReadMode};
+use crate::cpu::{AccessorView, DomainView, MaskView, ReadMode, WindowShape};
 use crate::image::DynImage;
 use crate::ir::{self, surface::SBlock, AccessorSlot, DomainSlot, MaskSlot, ParamSlot, Value};
 use crate::{Accessor, Domain, Mask, Pixel, Rect, Result};
@@ -63,6 +63,8 @@ pub trait KernelField: Sync {
     type CpuView<'a>: Sync
     where
         Self: 'a;
+    /// True for a window whose size is not in its type.
+    const RUNTIME_WINDOW: bool = false;
     /// Adds this field, named `name`, to `out`.
     fn bind(&self, name: &'static str, out: &mut Bindings);
     /// The CPU view for an iteration space whose origin is `origin`.
@@ -84,6 +86,10 @@ pub trait KernelFields: Sync + Sized {
         Self: 'a;
     /// The struct's name.
     const NAME: &'static str;
+    /// True when a field is a window whose size is not in its type (a
+    /// [`Domain`], a `Mask<T>`): the CPU backend then also compiles the
+    /// kernel for the usual window sizes ([`crate::cpu::WindowShape`]).
+    const RUNTIME_WINDOWS: bool = false;
     /// The fields' bindings.
     fn bindings(&self) -> Bindings;
     /// The CPU views for an iteration space with origin `origin`.
@@ -113,6 +119,25 @@ pub trait KernelBody: KernelFields {
         x: isize,
         y: isize,
     ) -> Self::Output;
+
+    /// [`KernelBody::cpu_pixel`] in a launch whose windows of run-time size
+    /// have the shape `S` (see [`crate::cpu::CpuWindow`]): their loops then
+    /// have constant trip counts. `#[kernel_body]` implements it; the
+    /// default ignores the shape.
+    ///
+    /// # Safety
+    /// As for [`KernelBody::cpu_pixel`]; and where `S::W > 0`, every mask
+    /// of run-time size is `S::W x S::H` and every domain is `S::W x S::H`
+    /// with all positions enabled.
+    #[inline(always)]
+    unsafe fn cpu_pixel_in<M: ReadMode, S: WindowShape>(
+        views: &Self::CpuViews<'_>,
+        x: isize,
+        y: isize,
+    ) -> Self::Output {
+        // SAFETY: the caller's contract includes `cpu_pixel`'s.
+        unsafe { Self::cpu_pixel::<M>(views, x, y) }
+    }
 }
 
 /// A complete kernel: fields and body.
@@ -159,6 +184,7 @@ impl<T: Pixel> KernelField for Accessor<T> {
 
 impl<T: Pixel, const W: usize, const H: usize> KernelField for Mask<T, W, H> {
     type CpuView<'a> = MaskView<'a, T, W, H>;
+    const RUNTIME_WINDOW: bool = W == 0 || H == 0;
     fn bind(&self, name: &'static str, out: &mut Bindings) {
         let values: Vec<Value> = self.coefficients().iter().map(|c| c.to_value()).collect();
         // Vector coefficients have no scalar literal form: they are always
@@ -189,6 +215,7 @@ impl<T: Pixel, const W: usize, const H: usize> KernelField for Mask<T, W, H> {
 
 impl KernelField for Domain {
     type CpuView<'a> = DomainView;
+    const RUNTIME_WINDOW: bool = true;
     fn bind(&self, name: &'static str, out: &mut Bindings) {
         out.domains.push(DomainSlot {
             name: name.to_string(),

@@ -26,6 +26,7 @@ mod mask;
 mod pixel;
 mod rect;
 mod space;
+mod window_walk;
 
 pub use accessor::{Accessor, Interpolation};
 pub use boundary::{Boundary, BoundaryMode};

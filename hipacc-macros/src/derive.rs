@@ -219,6 +219,8 @@ fn emit(input: &DeriveInput, output: &Type, fields: &[Field<'_>], paths: &Paths)
             type Output = #output;
             type CpuViews<'a> = #views<'a> where Self: 'a;
             const NAME: &'static str = #name_str;
+            const RUNTIME_WINDOWS: bool =
+                false #( || <#tys as #kernel_field>::RUNTIME_WINDOW )*;
 
             fn bindings(&self) -> #bindings {
                 let mut bindings = <#bindings as ::core::default::Default>::default();

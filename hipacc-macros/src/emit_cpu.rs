@@ -3,23 +3,24 @@
 //! The body keeps the user's tokens, so rustc type-checks it with spans in
 //! the user's code. Field reads go through the views `#[derive(Kernel)]`
 //! built; `__v` is the views struct, `(__x, __y)` the output pixel and `__M`
-//! the read mode (checked or not):
+//! the read mode (checked or not), `__S` the launch's window shape:
 //!
 //! ```text
-//! self.f.at(a, b)                 CpuRead::read::<__M>(&__v.f, __x, __y, a, b)
+//! self.f.at(a, b)                 CpuRead::read_in::<__M, __S>(&__v.f, __x, __y, a, b, None, None)
 //! self.p                          __v.p
 //! x(), y()                        (__x as i32), (__y as i32)
 //! reduce(&self.w, Sum, |dx, dy| e)
-//!     CpuWindow::reduce(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
+//!     CpuWindow::reduce::<__S, _>(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
 //! iterate(&self.w, |dx, dy| { s })
-//!     CpuWindow::for_each(&__v.w, |dx: i32, dy: i32| { s });
+//!     CpuWindow::for_each::<__S>(&__v.w, |dx: i32, dy: i32| { s });
 //! for i in 0..2 { s }             { let i: i32 = 0i32; s } { let i: i32 = 1i32; s }
 //! for i in 0..100 { s }           for i in 0i32..100i32 { s }
 //! Rgba::new(..)                   <core>::Rgba::new(..)
 //! ```
 //!
-//! The window view owns the loop, so a mask whose size is in its type gets
-//! constant trip counts (unrolled, and the pixel loop vectorises). Windows
+//! The window view owns the loop, so a mask whose size is in its type, or a
+//! window whose size the launch's shape `__S` gives, gets its positions
+//! written out (and the pixel loop vectorises). Windows
 //! are never empty: the IR lowering rejects empty domains before any launch.
 
 use crate::affine::{affine, Affine, Position};
@@ -149,7 +150,7 @@ impl<'p> Cpu<'p> {
                 ];
                 let body = self.scoped(&bound, || self.block(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
-                quote!(#window_trait::for_each(&__v.#window, |#dx: i32, #dy: i32| #body);)
+                quote!(#window_trait::for_each::<__S>(&__v.#window, |#dx: i32, #dy: i32| #body);)
             }
             Stmt::Expr(e) => {
                 let e = self.expr(e);
@@ -179,15 +180,10 @@ impl<'p> Cpu<'p> {
                 let column = self.affine(dx).and_then(Affine::column);
                 let row = self.affine(dy).and_then(Affine::row);
                 let (dx, dy) = (self.expr(dx), self.expr(dy));
-                if column.is_none() && row.is_none() {
-                    return quote_spanned!(field.span()=>
-                        #read::read::<__M>(&__v.#field, __x, __y, #dx, #dy)
-                    );
-                }
                 let column = position(column, &dx, quote!((__x as i32)));
                 let row = position(row, &dy, quote!((__y as i32)));
                 quote_spanned!(field.span()=>
-                    #read::read_affine::<__M>(&__v.#field, __x, __y, #dx, #dy, #column, #row)
+                    #read::read_in::<__M, __S>(&__v.#field, __x, __y, #dx, #dy, #column, #row)
                 )
             }
             Expr::X(span) => quote_spanned!(*span=> (__x as i32)),
@@ -256,7 +252,7 @@ impl<'p> Cpu<'p> {
                 let body = self.scoped(&bound, || self.expr(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 quote_spanned! {*span=>
-                    #window_trait::reduce(
+                    #window_trait::reduce::<__S, _>(
                         &__v.#window,
                         |#dx: i32, #dy: i32| #body,
                         |__a, __b| #reducible::#combine(__a, __b),

@@ -6,7 +6,10 @@
 //!     fn surface() -> &'static SBlock { /* built once, in a OnceLock */ }
 //!     #[inline(always)]
 //!     unsafe fn cpu_pixel<__M: ReadMode>(__v: &Self::CpuViews<'_>, __x: isize, __y: isize)
-//!         -> Self::Output { /* the body, see emit_cpu */ }
+//!         -> Self::Output { /* cpu_pixel_in::<__M, AnyShape> */ }
+//!     #[inline(always)]
+//!     unsafe fn cpu_pixel_in<__M: ReadMode, __S: WindowShape>(..) -> Self::Output
+//!         { /* the body, see emit_cpu */ }
 //! }
 //! ```
 //!
@@ -52,6 +55,7 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
     let paths = Paths::new(crate_path.as_ref());
     let self_ty = &imp.self_ty;
     let (kernel_body, read_mode) = (paths.kernel_body(), paths.read_mode());
+    let (window_shape, any_shape) = (paths.window_shape(), paths.any_shape());
     let sblock = paths.surface("SBlock");
     let surface = Surface::new(&paths).block(&body);
     let cpu = Cpu::new(&paths).block(&body);
@@ -68,15 +72,25 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
             }
 
             #[inline(always)]
-            #[allow(unused_unsafe, unused_parens)]
             unsafe fn cpu_pixel<__M: #read_mode>(
                 __v: &Self::CpuViews<'_>,
                 __x: isize,
                 __y: isize,
             ) -> Self::Output {
+                // SAFETY: the caller's contract; no shape is promised.
+                unsafe { Self::cpu_pixel_in::<__M, #any_shape>(__v, __x, __y) }
+            }
+
+            #[inline(always)]
+            #[allow(unused_unsafe, unused_parens)]
+            unsafe fn cpu_pixel_in<__M: #read_mode, __S: #window_shape>(
+                __v: &Self::CpuViews<'_>,
+                __x: isize,
+                __y: isize,
+            ) -> Self::Output {
                 // SAFETY: the only unsafe operations are the field reads,
-                // whose contract (`M = Interior` reads inside the region) is
-                // this function's own.
+                // whose contract (`M = Interior` reads inside the region,
+                // windows of the shape `S`) is this function's own.
                 let __out: #ret = unsafe #cpu;
                 #out
             }

@@ -61,6 +61,16 @@ impl Paths {
         self.item(quote!(cpu::ReadMode))
     }
 
+    /// `cpu::WindowShape`.
+    pub(crate) fn window_shape(&self) -> TokenStream {
+        self.item(quote!(cpu::WindowShape))
+    }
+
+    /// `cpu::AnyShape`.
+    pub(crate) fn any_shape(&self) -> TokenStream {
+        self.item(quote!(cpu::AnyShape))
+    }
+
     /// `cpu::CpuRead`.
     pub(crate) fn cpu_read(&self) -> TokenStream {
         self.item(quote!(cpu::CpuRead))

@@ -28,7 +28,9 @@ mod separable;
 pub(crate) mod simd;
 
 use crate::Result;
-use hipacc_core::cpu::{Border, Interior as Unchecked, LeftRight, ReadMode, TopBottom};
+use hipacc_core::cpu::{
+    AnyShape, Border, FullShape, Interior as Unchecked, LeftRight, ReadMode, TopBottom, WindowShape,
+};
 use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
 use plan::LoopShape;
@@ -78,30 +80,85 @@ pub(crate) fn execute<K: Kernel>(
     let views = kernel.cpu_views_in(rect)?;
     let mut out = space.image().write()?;
     let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
-    let cols = rect.x..rect.x + rect.width;
-    if serial {
-        for (i, row) in rows.chunks_mut(width).enumerate() {
-            run_row::<K>(
-                &views,
-                &inner,
-                shape,
-                rect.x,
-                rect.y + i,
-                &mut row[cols.clone()],
-            );
+    let launch = Launch {
+        inner,
+        shape,
+        cols: rect.x..rect.x + rect.width,
+        y0: rect.y,
+        width,
+        band: if serial {
+            rect.height.max(1)
+        } else {
+            band_rows(rect.width, rect.height)
+        },
+        serial,
+    };
+    // Windows whose size is not in their type get the loops of a known
+    // size where the launch proves one: instantiated only for kernels that
+    // have such windows.
+    if K::RUNTIME_WINDOWS {
+        match window_shape(&bindings) {
+            Some((3, 3)) => return Ok(launch.run::<K, FullShape<3, 3>>(&views, rows)),
+            Some((5, 5)) => return Ok(launch.run::<K, FullShape<5, 5>>(&views, rows)),
+            Some((7, 7)) => return Ok(launch.run::<K, FullShape<7, 7>>(&views, rows)),
+            _ => {}
         }
-        return Ok(());
     }
-    let band = band_rows(rect.width, rect.height);
-    rows.par_chunks_mut(width * band)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            for (i, row) in chunk.chunks_mut(width).enumerate() {
-                let y = rect.y + b * band + i;
-                run_row::<K>(&views, &inner, shape, rect.x, y, &mut row[cols.clone()]);
-            }
-        });
+    launch.run::<K, AnyShape>(&views, rows);
     Ok(())
+}
+
+/// `Some((w, h))` when every mask of the launch is `w x h` and every domain
+/// is `w x h` with all positions enabled: the promise a
+/// [`FullShape`] makes to the kernel body. A mask whose size is in its type
+/// is included: its type then agrees.
+fn window_shape(bindings: &Bindings) -> Option<(u32, u32)> {
+    let masks = bindings.masks.iter().map(|m| (m.slot.width, m.slot.height));
+    let domains = bindings
+        .domains
+        .iter()
+        .map(|d| d.enabled.iter().all(|&e| e).then_some((d.width, d.height)));
+    let mut sizes = masks.map(Some).chain(domains);
+    let first = sizes.next()??;
+    sizes.all(|s| s == Some(first)).then_some(first)
+}
+
+/// How a launch splits its output rows, and what each row needs.
+struct Launch {
+    inner: Interior,
+    shape: LoopShape,
+    /// The output columns.
+    cols: std::ops::Range<usize>,
+    /// The first output row.
+    y0: usize,
+    /// Row stride of the output image.
+    width: usize,
+    /// Rows per band.
+    band: usize,
+    /// Run on the calling thread.
+    serial: bool,
+}
+
+impl Launch {
+    /// Computes the output `rows` (whole image rows from `y0`) with the
+    /// window shape `S`, which the caller has checked (see
+    /// [`window_shape`]).
+    fn run<K: KernelBody, S: WindowShape>(&self, views: &K::CpuViews<'_>, rows: &mut [K::Output]) {
+        let band = |b: usize, chunk: &mut [K::Output]| {
+            for (i, row) in chunk.chunks_mut(self.width).enumerate() {
+                let y = self.y0 + b * self.band + i;
+                let row = &mut row[self.cols.clone()];
+                run_row::<K, S>(views, &self.inner, self.shape, self.cols.start, y, row);
+            }
+        };
+        if self.serial {
+            band(0, rows);
+            return;
+        }
+        rows.par_chunks_mut(self.width * self.band)
+            .enumerate()
+            .for_each(|(b, chunk)| band(b, chunk));
+    }
 }
 
 /// `Error::Aliasing` when an accessor reads the output image.
@@ -129,7 +186,7 @@ fn band_rows(width: usize, height: usize) -> usize {
 /// part in the read mode of its region (see [`hipacc_core::cpu`]): rows whose
 /// reads stay inside vertically run `LeftRight` strips around the unchecked
 /// interior, other rows `Border` corners around a `TopBottom` middle.
-fn run_row<K: KernelBody>(
+fn run_row<K: KernelBody, S: WindowShape>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
     shape: LoopShape,
@@ -140,21 +197,21 @@ fn run_row<K: KernelBody>(
     let row_inside = inner.rows.contains(&y);
     if inner.cols.is_empty() {
         if row_inside {
-            edge_loop::<K, LeftRight>(views, x0, y, row);
+            edge_loop::<K, S, LeftRight>(views, x0, y, row);
         } else {
-            edge_loop::<K, Border>(views, x0, y, row);
+            edge_loop::<K, S, Border>(views, x0, y, row);
         }
         return;
     }
     let (left, rest) = row.split_at_mut(inner.cols.start - x0);
     let (middle, right) = rest.split_at_mut(inner.cols.len());
     if !row_inside {
-        edge_loop::<K, Border>(views, x0, y, left);
-        edge_loop::<K, TopBottom>(views, inner.cols.start, y, middle);
-        edge_loop::<K, Border>(views, inner.cols.end, y, right);
+        edge_loop::<K, S, Border>(views, x0, y, left);
+        edge_loop::<K, S, TopBottom>(views, inner.cols.start, y, middle);
+        edge_loop::<K, S, Border>(views, inner.cols.end, y, right);
         return;
     }
-    edge_loop::<K, LeftRight>(views, x0, y, left);
+    edge_loop::<K, S, LeftRight>(views, x0, y, left);
     let (xs, yi) = (inner.cols.start as isize, y as isize);
     // The first few pixels run alone: the vector loops then start at a
     // 32-byte aligned output address, so that no vector store (AVX2 at
@@ -164,15 +221,15 @@ fn run_row<K: KernelBody>(
         _ => middle.as_ptr().align_offset(32),
     };
     let (first, rest) = middle.split_at_mut(head.min(middle.len()));
-    interior_loop::<K>(LoopShape::Plain, views, xs, yi, first);
+    interior_loop::<K, S>(LoopShape::Plain, views, xs, yi, first);
     let xs = xs + first.len() as isize;
-    interior_loop::<K>(shape, views, xs, yi, rest);
-    edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
+    interior_loop::<K, S>(shape, views, xs, yi, rest);
+    edge_loop::<K, S, LeftRight>(views, inner.cols.end, y, right);
 }
 
 /// Computes `row` (columns from `x0`) with the boundary condition applied
 /// on the axes `M` checks.
-fn edge_loop<K: KernelBody, M: ReadMode>(
+fn edge_loop<K: KernelBody, S: WindowShape, M: ReadMode>(
     views: &K::CpuViews<'_>,
     x0: usize,
     y: usize,
@@ -182,14 +239,14 @@ fn edge_loop<K: KernelBody, M: ReadMode>(
         // SAFETY: every mode but `Interior` checks its reads, so `cpu_pixel`
         // has no precondition in `M`; `run_row` picks `M` so that the axes
         // it leaves unchecked read inside.
-        *out = unsafe { K::cpu_pixel::<M>(views, (x0 + i) as isize, y as isize) };
+        *out = unsafe { K::cpu_pixel_in::<M, S>(views, (x0 + i) as isize, y as isize) };
     }
 }
 
 simd::dispatch! {
     /// Computes the interior pixels `row` (columns from `xs`) in the loop
     /// `shape`, compiled for AVX2 where the CPU has it ([`simd`]).
-    fn interior_loop<K: KernelBody>(
+    fn interior_loop<K: KernelBody, S: WindowShape>(
         shape: LoopShape,
         views: &K::CpuViews<'_>,
         xs: isize,
@@ -197,22 +254,27 @@ simd::dispatch! {
         row: &mut [K::Output],
     ) {
         match shape {
-            LoopShape::Plain => plain_loop::<K>(views, xs, y, row),
-            LoopShape::Lanes => lanes_loop::<K>(views, xs, y, row),
-            LoopShape::Pairs => pairs_loop::<K>(views, xs, y, row),
+            LoopShape::Plain => plain_loop::<K, S>(views, xs, y, row),
+            LoopShape::Lanes => lanes_loop::<K, S>(views, xs, y, row),
+            LoopShape::Pairs => pairs_loop::<K, S>(views, xs, y, row),
         }
     }
 }
 
 /// The [`LoopShape::Plain`] interior loop: one pixel per iteration.
 #[inline(always)]
-fn plain_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+fn plain_loop<K: KernelBody, S: WindowShape>(
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
     for (i, out) in row.iter_mut().enumerate() {
         // SAFETY: the caller passes pixels of the interior, computed by
         // `interior::interior` as the pixels at which every offset of every
         // accessor's footprint reads inside that accessor's region; the views
         // were made from the same bindings and space origin.
-        *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + i as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + i as isize, y) };
     }
 }
 
@@ -221,19 +283,30 @@ fn plain_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
 /// LLVM's SLP vectoriser turns into vector code where the loop vectoriser
 /// gives up (an unrolled 5x5 mask).
 #[inline(always)]
-fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+fn lanes_loop<K: KernelBody, S: WindowShape>(
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
     let done = row.len() / LANES * LANES;
     let mut lanes = row.chunks_exact_mut(LANES);
     for (c, chunk) in lanes.by_ref().enumerate() {
         let x = xs + (c * LANES) as isize;
-        // SAFETY: as in `plain_loop`.
-        let values: [K::Output; LANES] =
-            std::array::from_fn(|k| unsafe { K::cpu_pixel::<Unchecked>(views, x + k as isize, y) });
+        // Written out: `array::from_fn` goes through a function that LLVM
+        // does not inline for a large body, and then nothing vectorises.
+        macro_rules! lanes {
+            ($($k:literal)*) => {
+                // SAFETY: as in `plain_loop`.
+                [$(unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x + $k, y) }),*]
+            };
+        }
+        let values: [K::Output; LANES] = lanes!(0 1 2 3 4 5 6 7);
         chunk.copy_from_slice(&values);
     }
     for (i, out) in lanes.into_remainder().iter_mut().enumerate() {
         // SAFETY: as in `plain_loop`.
-        *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + (done + i) as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + (done + i) as isize, y) };
     }
 }
 
@@ -249,7 +322,12 @@ fn lanes_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
 /// `h`, so they vectorise as plain or interleaved loads instead of one
 /// load per lane.
 #[inline(always)]
-fn pairs_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: &mut [K::Output]) {
+fn pairs_loop<K: KernelBody, S: WindowShape>(
+    views: &K::CpuViews<'_>,
+    xs: isize,
+    y: isize,
+    row: &mut [K::Output],
+) {
     debug_assert!(xs >= 0 && xs % 2 == 0, "bug: pairs start at column {xs}");
     debug_assert!(
         xs as usize + row.len() <= interior::I32_SPAN,
@@ -262,12 +340,12 @@ fn pairs_loop<K: KernelBody>(views: &K::CpuViews<'_>, xs: isize, y: isize, row: 
         // SAFETY: `2h + 1` is a column of the interior, below `I32_SPAN`.
         let x = unsafe { h.unchecked_mul(2) };
         // SAFETY: as in `plain_loop`.
-        pair[0] = unsafe { K::cpu_pixel::<Unchecked>(views, x as isize, y) };
+        pair[0] = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x as isize, y) };
         // SAFETY: as in `plain_loop`; `x + 1` is as above.
-        pair[1] = unsafe { K::cpu_pixel::<Unchecked>(views, x.unchecked_add(1) as isize, y) };
+        pair[1] = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x.unchecked_add(1) as isize, y) };
     }
     for (i, out) in pairs.into_remainder().iter_mut().enumerate() {
         // SAFETY: as in `plain_loop`.
-        *out = unsafe { K::cpu_pixel::<Unchecked>(views, xs + (done + i) as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + (done + i) as isize, y) };
     }
 }
