@@ -14,6 +14,7 @@
 //! for the multigrid V-cycle against its bandwidth bound.
 
 pub mod baseline;
+pub mod local;
 pub mod stream;
 pub mod vcycle;
 pub mod workload;
