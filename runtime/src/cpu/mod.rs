@@ -98,13 +98,14 @@ pub(crate) fn execute<K: Kernel>(
     // have such windows.
     if K::RUNTIME_WINDOWS {
         match window_shape(&bindings) {
-            Some((3, 3)) => return Ok(launch.run::<K, FullShape<3, 3>>(&views, rows)),
-            Some((5, 5)) => return Ok(launch.run::<K, FullShape<5, 5>>(&views, rows)),
-            Some((7, 7)) => return Ok(launch.run::<K, FullShape<7, 7>>(&views, rows)),
-            _ => {}
+            Some((3, 3)) => launch.run::<K, FullShape<3, 3>>(&views, rows),
+            Some((5, 5)) => launch.run::<K, FullShape<5, 5>>(&views, rows),
+            Some((7, 7)) => launch.run::<K, FullShape<7, 7>>(&views, rows),
+            _ => launch.run::<K, AnyShape>(&views, rows),
         }
+    } else {
+        launch.run::<K, AnyShape>(&views, rows);
     }
-    launch.run::<K, AnyShape>(&views, rows);
     Ok(())
 }
 
