@@ -20,7 +20,12 @@
 //!    them; any other row runs `LeftRight` on its left and right strips and
 //!    `Interior` over the middle slice, in the loop shape the plan chose for
 //!    the body ([`plan::LoopShape`]), which LLVM vectorises where the body
-//!    allows.
+//!    allows;
+//! 5. for a kernel with windows whose size is not in their type (a
+//!    `Domain`, a `Mask<T>`), runs the body instantiated for the window
+//!    shape the launch proves (every window 3x3, 5x5 or 7x7, domains full,
+//!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
+//!    their positions written out as for a mask of fixed size.
 
 mod interior;
 mod plan;
