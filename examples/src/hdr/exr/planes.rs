@@ -33,7 +33,6 @@ pub fn read_flat(bytes: &[u8]) -> Result<Vec<Plane>, String> {
         .first_valid_layer()
         .all_attributes()
         .non_parallel()
-        .pedantic()
         .from_buffered(Cursor::new(bytes))
         .map_err(crate_message)?;
     let layer = image.layer_data;
