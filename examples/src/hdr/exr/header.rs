@@ -116,6 +116,8 @@ pub struct Header {
     pub chromaticities: Option<Chromaticities>,
     /// Whether pixels are stored in tiles rather than scanline blocks.
     pub tiled: bool,
+    /// The tile size of a tiled file (from the `tiles` attribute).
+    pub tile_size: Option<(u32, u32)>,
     /// The byte offset just after the header: the chunk offset table.
     pub end: usize,
 }
@@ -200,7 +202,7 @@ pub fn parse(bytes: &[u8], max_side: usize, max_pixels: usize) -> Result<Header,
     let mut channels = None;
     let (mut compression, mut data_window, mut display_window) = (None, None, None);
     let mut chromaticities = None;
-    let mut has_tiles = false;
+    let mut tile_size = None;
     loop {
         let name = cur.name(max_name)?;
         if name.is_empty() {
@@ -230,7 +232,9 @@ pub fn parse(bytes: &[u8], max_side: usize, max_pixels: usize) -> Result<Header,
                     white: [c[6], c[7]],
                 });
             }
-            ("tiles", "tiledesc") => has_tiles = true,
+            ("tiles", "tiledesc") => {
+                tile_size = Some((v.i32()? as u32, v.i32()? as u32));
+            }
             ("type", "string") if value.starts_with(b"deep") => {
                 return Err("deep data is not supported".into());
             }
@@ -244,11 +248,50 @@ pub fn parse(bytes: &[u8], max_side: usize, max_pixels: usize) -> Result<Header,
         data_window: data_window.ok_or_else(|| missing("dataWindow"))?,
         display_window: display_window.ok_or_else(|| missing("displayWindow"))?,
         chromaticities,
-        tiled: version & TILED_FLAG != 0 || has_tiles,
+        tiled: version & TILED_FLAG != 0 || tile_size.is_some(),
+        tile_size,
         end: cur.at,
     };
     check_size(&header.data_window, max_side, max_pixels)?;
+    let table_end = header
+        .end
+        .saturating_add(header.min_chunks().saturating_mul(8));
+    if table_end > bytes.len() {
+        return Err(format!(
+            "not a valid OpenEXR file: truncated (the file ends before its table of {} blocks)",
+            header.min_chunks()
+        ));
+    }
     Ok(header)
+}
+
+impl Header {
+    /// Rows per scanline block of this file's compression.
+    pub fn rows_per_block(&self) -> usize {
+        match self.compression {
+            0..=2 => 1,
+            3 | 5 => 16,
+            4 | 6 | 7 | 8 | 11 => 32,
+            _ => 256,
+        }
+    }
+
+    /// The fewest blocks the file can hold: scanline blocks, or the tiles
+    /// of the full-resolution level (mip- and rip-maps add more). Checking
+    /// that their offset table fits in the file refuses a short file that
+    /// claims a huge image before any pixel memory is allocated.
+    pub fn min_chunks(&self) -> usize {
+        let (w, h) = (
+            self.data_window.width() as usize,
+            self.data_window.height() as usize,
+        );
+        match self.tile_size {
+            Some((tw, th)) if self.tiled && tw > 0 && th > 0 => w
+                .div_ceil(tw as usize)
+                .saturating_mul(h.div_ceil(th as usize)),
+            _ => h.div_ceil(self.rows_per_block()),
+        }
+    }
 }
 
 fn parse_window(v: &mut Cursor<'_>) -> Result<Window, String> {

@@ -18,27 +18,19 @@ use super::header::{compression_name, Header, SampleType};
 use super::planes::Plane;
 use exr::prelude::f16;
 
-/// Rows per block of each supported compression.
-fn rows_per_block(compression: u8) -> Option<usize> {
-    match compression {
-        0..=2 => Some(1),
-        3 => Some(16),
-        _ => None,
-    }
-}
-
 /// Reads every channel at its own resolution.
 pub fn read_subsampled(bytes: &[u8], header: &Header) -> Result<Vec<Plane>, String> {
     if header.tiled {
         return Err("subsampled channels in a tiled file are not supported".into());
     }
-    let block_rows = rows_per_block(header.compression).ok_or_else(|| {
-        format!(
+    if header.compression > 3 {
+        return Err(format!(
             "subsampled (luminance/chroma) files with {} are not supported (only no \
              compression, RLE, ZIPS and ZIP)",
             compression_name(header.compression)
-        )
-    })?;
+        ));
+    }
+    let block_rows = header.rows_per_block();
     let window = header.data_window;
     let (width, height) = (window.width() as usize, window.height() as usize);
     let mut planes = Vec::with_capacity(header.channels.len());
