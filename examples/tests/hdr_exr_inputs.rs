@@ -461,3 +461,62 @@ fn the_tone_mapper_reads_standard_input() {
     assert!(!result.status.success());
     assert!(stderr.contains("standard input is empty"), "{stderr}");
 }
+
+#[test]
+fn luminance_chroma_in_an_offset_data_window_with_alpha() {
+    let (w, h) = (20, 14);
+    let mut s = luminance_chroma(&smooth(w, h), w, h, SampleType::Half);
+    let alpha: Vec<f32> = (0..w * h).map(|i| (i % 7) as f32 / 7.0).collect();
+    s.channels.push(Channel::float("A", alpha.clone()));
+    let at_origin = pixels(&load(&testdata::write(&s)).image);
+    s.data_window = testdata::window(-4, 6, w, h);
+    s.compression = Compression::Rle;
+    let moved = pixels(&load(&testdata::write(&s)).image);
+    assert_eq!(at_origin, moved);
+    assert!(moved.iter().zip(&alpha).all(|(p, a)| p[3] == *a));
+}
+
+#[test]
+fn damaged_luminance_chroma_files_are_errors_not_panics() {
+    let (w, h) = (18, 34);
+    let s = luminance_chroma(&smooth(w, h), w, h, SampleType::Half);
+    for compression in [Compression::None, Compression::Rle, Compression::Zip] {
+        let full = testdata::write(&Spec {
+            compression,
+            ..s.clone()
+        });
+        for len in (0..full.len()).step_by(5) {
+            let err = input::decode(&full[..len], None).unwrap_err().to_string();
+            assert!(!err.contains('\n'), "{err}");
+        }
+        // Flipped bytes anywhere: an image or a one-line error.
+        for at in (0..full.len()).step_by(3) {
+            let mut bytes = full.clone();
+            bytes[at] ^= 0x5a;
+            if let Err(e) = input::decode(&bytes, None) {
+                assert!(!e.to_string().contains('\n'), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_short_file_claiming_a_huge_image_is_refused_before_decoding() {
+    // 60000 x 4000 float RGB would take 2.9 GB; the file holds 2x2 pixels.
+    let mut s = testdata::rgb(
+        testdata::window(0, 0, 2, 2),
+        testdata::window(0, 0, 2, 2),
+        &[[1.0; 3]; 4],
+    );
+    s.compression = Compression::None;
+    let mut bytes = testdata::write(&s);
+    let name = b"dataWindow\0box2i\0";
+    let at = bytes.windows(name.len()).position(|x| x == name).unwrap() + name.len() + 4;
+    bytes[at + 8..at + 12].copy_from_slice(&59_999i32.to_le_bytes());
+    bytes[at + 12..at + 16].copy_from_slice(&3_999i32.to_le_bytes());
+    let err = load_error(&bytes);
+    assert!(
+        err.contains("truncated (the file ends before its table of 4000 blocks)"),
+        "{err}"
+    );
+}
