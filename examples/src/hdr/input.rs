@@ -26,7 +26,7 @@
 use super::rgbe;
 use anyhow::{anyhow, Result};
 use hipacc::core::{Image, Rgba};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 /// The input formats, for messages.
@@ -75,8 +75,15 @@ pub fn load_hdr_with(path: &Path, mut warn: impl FnMut(&str)) -> Result<Image<Rg
 /// Loads a high-dynamic-range image (`-` for standard input) with its warnings.
 pub fn load(path: &Path) -> Result<Loaded> {
     if path.as_os_str() == "-" {
+        let stdin = std::io::stdin();
+        // Waiting for an image typed on a keyboard would look like a hang.
+        if stdin.is_terminal() {
+            return Err(anyhow!(
+                "{STDIN_NAME}: is a terminal; pipe an image in (`hdr-compress - < photo.exr`)"
+            ));
+        }
         let mut bytes = Vec::new();
-        std::io::stdin()
+        stdin
             .lock()
             .read_to_end(&mut bytes)
             .map_err(|e| anyhow!("{STDIN_NAME}: cannot read: {e}"))?;
