@@ -187,7 +187,7 @@ fn run(args: Args) -> Result<()> {
 
     let t0 = Instant::now();
     let image = match &args.input {
-        Some(path) => input::load_hdr(path)?,
+        Some(path) => input::load_hdr_with(path, |w| eprintln!("hdr-compress: warning: {w}"))?,
         None => scene::demo_scene(DEMO_SIZE.0, DEMO_SIZE.1)?,
     };
     let ms_read = t0.elapsed().as_secs_f64() * 1e3;

@@ -2,13 +2,17 @@
 //! independent of the tone-mapping algorithm.
 //!
 //! - [`fattal`]: the tone-mapping algorithm, its kernels in `kernels`.
-//! - [`input`]: loading Radiance RGBE, OpenEXR and PFM files as linear RGBA.
+//! - [`input`]: loading Radiance RGBE, OpenEXR and PFM files (or standard
+//!   input) as linear RGBA.
+//! - [`exr`]: the OpenEXR reader behind it (luminance, luminance/chroma,
+//!   chromaticities, data and display windows) and test-file writers.
 //! - [`rgbe`]: the tolerant Radiance RGBE reader behind it.
 //! - [`output`]: choosing and writing the output format (8/16-bit PNG, JPEG,
 //!   linear OpenEXR) through a temporary file.
 //! - [`scene`]: the procedurally generated demo scene.
 //! - [`repair`]: replacing NaN, infinite and negative pixel values.
 
+pub mod exr;
 pub mod fattal;
 pub mod input;
 mod kernels;
