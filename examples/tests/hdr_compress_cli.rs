@@ -181,6 +181,18 @@ fn batch_mode_goes_past_bad_files_and_summarises() {
     assert_eq!((w, h), (21, 12));
     assert!(temporaries(d).is_empty());
 
+    // Overlapping the stages of consecutive files gives the same files.
+    let out = run(&["in", "--out-dir", "st", "--parallel", "stages"], d);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(err.contains("3 done, 1 refused"), "{err}");
+    for name in ["a.png", "b.png", "c.png"] {
+        let staged = std::fs::read(d.join("st").join(name)).expect("staged");
+        let files = std::fs::read(d.join("out").join(name)).expect("files");
+        assert!(staged == files, "{name} differs between the strategies");
+    }
+    assert!(!d.join("st/broken.png").exists());
+
     // One file at a time gives the same bytes as two at a time.
     let out = run(
         &["in/a.pfm", "in/c.pfm", "--out-dir", "one", "--jobs", "1"],

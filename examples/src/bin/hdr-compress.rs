@@ -88,6 +88,11 @@ struct Args {
     /// the CPU backend, 1 otherwise).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     jobs: Option<i64>,
+    /// Batch mode: run several files at once (`files`, see --jobs) or
+    /// overlap reading, tone-mapping and writing of consecutive files
+    /// (`stages`).
+    #[arg(long, default_value = "files", value_parser = ["files", "stages"])]
+    parallel: String,
     /// PNG bits per channel: 8 or 16.
     #[arg(long, allow_hyphen_values = true)]
     bits: Option<i64>,
@@ -446,12 +451,16 @@ fn batch_mode(args: &Args, params: &Params, out_dir: &Path) -> Result<ExitCode> 
         backend: dev.name(),
     };
     let t0 = Instant::now();
+    let parallelism = match args.parallel.as_str() {
+        "stages" => batch::Parallelism::Stages,
+        _ => batch::Parallelism::Files(at_once),
+    };
     let results = batch::run(
         &dev,
         jobs,
         params,
         args.encoding == "srgb",
-        at_once,
+        parallelism,
         &reporter,
     );
     let seconds = t0.elapsed().as_secs_f64();
@@ -461,9 +470,13 @@ fn batch_mode(args: &Args, params: &Params, out_dir: &Path) -> Result<ExitCode> 
 
     let refused: Vec<&FileResult> = results.iter().filter(|r| r.outcome.is_err()).collect();
     eprintln!(
-        "hdr-compress: {files} file{} in {seconds:.2} s ({:.3} s per file, {at_once} at a time): {} done, {} refused",
+        "hdr-compress: {files} file{} in {seconds:.2} s ({:.3} s per file, {}): {} done, {} refused",
         if files == 1 { "" } else { "s" },
         seconds / files as f64,
+        match parallelism {
+            batch::Parallelism::Files(n) => format!("{n} at a time"),
+            batch::Parallelism::Stages => "stages overlapped".into(),
+        },
         files - refused.len(),
         refused.len()
     );

@@ -25,6 +25,7 @@ use hipacc::Device;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::sync_channel;
 use std::sync::Mutex;
 
 /// The extensions of HDR files taken from a directory.
@@ -138,34 +139,74 @@ pub trait Observer: Sync {
     fn finished(&self, result: &FileResult);
 }
 
-/// Runs every job, `jobs_at_once` files at a time, and returns the results
-/// in the jobs' order. Errors of one file do not stop the others.
+/// How a batch uses the cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parallelism {
+    /// This many files at a time, each read, tone-mapped and written by
+    /// one worker (1: one file after another).
+    Files(usize),
+    /// One file per stage at a time: the next file is read and the previous
+    /// one written while the current one is tone-mapped.
+    Stages,
+}
+
+/// Runs every job and returns the results in the jobs' order. Errors of
+/// one file do not stop the others.
 pub fn run(
     dev: &Device,
     jobs: Vec<Job>,
     params: &Params,
     srgb: bool,
-    jobs_at_once: usize,
+    parallelism: Parallelism,
     observer: &dyn Observer,
 ) -> Vec<FileResult> {
+    let mut results: Vec<Option<Result<Outcome>>> = match parallelism {
+        Parallelism::Files(n) => by_files(dev, &jobs, params, srgb, n, observer),
+        Parallelism::Stages => by_stages(dev, &jobs, params, srgb, observer),
+    };
+    results.resize_with(jobs.len(), || None);
+    jobs.into_iter()
+        .zip(results)
+        .map(|(job, outcome)| FileResult {
+            job,
+            outcome: outcome.unwrap_or_else(|| Err(anyhow!("the file was not processed"))),
+        })
+        .collect()
+}
+
+fn finish(job: &Job, outcome: Result<Outcome>, observer: &dyn Observer) -> Result<Outcome> {
+    let result = FileResult {
+        job: job.clone(),
+        outcome,
+    };
+    observer.finished(&result);
+    result.outcome
+}
+
+/// [`Parallelism::Files`]: workers take the next file until none is left.
+fn by_files(
+    dev: &Device,
+    jobs: &[Job],
+    params: &Params,
+    srgb: bool,
+    workers: usize,
+    observer: &dyn Observer,
+) -> Vec<Option<Result<Outcome>>> {
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<FileResult>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Result<Outcome>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
     let work = |dev: Device| loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(job) = jobs.get(i) else { break };
         observer.started(job);
         let outcome = job::run(&dev, job, params, srgb, &|w| observer.warn(w), &|_| {});
-        let result = FileResult {
-            job: job.clone(),
-            outcome,
-        };
-        observer.finished(&result);
+        let outcome = finish(job, outcome, observer);
         if let Ok(mut slot) = slots[i].lock() {
-            *slot = Some(result);
+            *slot = Some(outcome);
         }
     };
     std::thread::scope(|s| {
-        for _ in 1..jobs_at_once.max(1) {
+        for _ in 1..workers.max(1) {
             let dev = dev.clone();
             s.spawn(|| work(dev));
         }
@@ -173,17 +214,50 @@ pub fn run(
     });
     slots
         .into_iter()
-        .zip(jobs)
-        .map(|(slot, job)| {
-            slot.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| FileResult {
-                    job,
-                    outcome: Err(anyhow!("the file was not processed")),
-                })
-        })
+        .map(|slot| slot.into_inner().ok().flatten())
         .collect()
+}
+
+/// [`Parallelism::Stages`]: a reading thread, the tone-mapping caller and
+/// a writing thread, joined by queues of one file.
+fn by_stages(
+    dev: &Device,
+    jobs: &[Job],
+    params: &Params,
+    srgb: bool,
+    observer: &dyn Observer,
+) -> Vec<Option<Result<Outcome>>> {
+    let (loaded_tx, loaded_rx) = sync_channel::<(usize, Result<job::Loaded>)>(1);
+    let (mapped_tx, mapped_rx) = sync_channel::<(usize, Result<job::Mapped>)>(1);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for (i, job) in jobs.iter().enumerate() {
+                observer.started(job);
+                let loaded = job::load(job, &|w| observer.warn(w));
+                if loaded_tx.send((i, loaded)).is_err() {
+                    break;
+                }
+            }
+        });
+        let writer = s.spawn(move || {
+            let mut results: Vec<Option<Result<Outcome>>> = Vec::new();
+            results.resize_with(jobs.len(), || None);
+            for (i, mapped) in mapped_rx {
+                let outcome = mapped.and_then(|m| job::store(&jobs[i], m));
+                results[i] = Some(finish(&jobs[i], outcome, observer));
+            }
+            results
+        });
+        for (i, loaded) in loaded_rx {
+            let mapped =
+                loaded.and_then(|l| job::tone_map(dev, &jobs[i], l, params, srgb, &|_| {}));
+            if mapped_tx.send((i, mapped)).is_err() {
+                break;
+            }
+        }
+        drop(mapped_tx);
+        writer.join().unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

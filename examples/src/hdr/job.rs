@@ -90,8 +90,9 @@ pub fn encoding_for(kind: OutputKind, srgb: bool) -> Encoding {
     }
 }
 
-/// Runs `job` on `dev`. `warn` receives warnings (repaired pixels),
-/// `tick` each tone-mapping stage as it starts.
+/// Runs `job` on `dev`: [`load`], [`tone_map`], [`store`]. `warn`
+/// receives warnings (repaired pixels), `tick` each tone-mapping stage as
+/// it starts.
 pub fn run(
     dev: &Device,
     job: &Job,
@@ -100,10 +101,31 @@ pub fn run(
     warn: &dyn Fn(String),
     tick: &dyn Fn(&str),
 ) -> Result<Outcome> {
-    let t_start = Instant::now();
+    let loaded = load(job, warn)?;
+    let mapped = tone_map(dev, job, loaded, params, srgb, tick)?;
+    store(job, mapped)
+}
+
+/// An input read and checked, with the time it took.
+pub struct Loaded {
+    image: Image<Rgba<f32>>,
+    ms: Vec<(&'static str, f64)>,
+    start: Instant,
+}
+
+/// A result ready to be written.
+pub struct Mapped {
+    loaded: Loaded,
+    result: Image<Rgba<f32>>,
+    report: fattal::Report,
+}
+
+/// Reads `job`'s input, repairs invalid pixels (`warn` says how many) and
+/// refuses an image without light.
+pub fn load(job: &Job, warn: &dyn Fn(String)) -> Result<Loaded> {
+    let start = Instant::now();
     let name = job.source.name();
     let mut ms = Vec::new();
-
     let t0 = Instant::now();
     let image = match &job.source {
         Source::Path(path) => input::load_hdr(path)?,
@@ -118,16 +140,42 @@ pub fn run(
     }
     refuse_without_light(&image).with_context(|| name.clone())?;
     ms.push(("repair", elapsed_ms(t0)));
+    Ok(Loaded { image, ms, start })
+}
 
+/// Tone-maps a loaded input on `dev`.
+pub fn tone_map(
+    dev: &Device,
+    job: &Job,
+    loaded: Loaded,
+    params: &Params,
+    srgb: bool,
+    tick: &dyn Fn(&str),
+) -> Result<Mapped> {
     let encoding = encoding_for(job.kind, srgb);
-    let (result, report) =
-        fattal::tone_map(dev, &image, params, encoding, tick).with_context(|| name.clone())?;
+    let (result, report) = fattal::tone_map(dev, &loaded.image, params, encoding, tick)
+        .with_context(|| job.source.name())?;
+    Ok(Mapped {
+        loaded,
+        result,
+        report,
+    })
+}
+
+/// Writes a result (and the "before" image) where `job` says.
+pub fn store(job: &Job, mapped: Mapped) -> Result<Outcome> {
+    let Mapped {
+        loaded,
+        result,
+        report,
+    } = mapped;
+    let mut ms = loaded.ms;
     ms.extend(report.ms.iter().copied());
     ms.push(("tonemap", report.ms.iter().map(|(_, m)| m).sum()));
 
     let t0 = Instant::now();
     if let Some((path, kind)) = &job.before {
-        output::save(&linear_preview(&image)?, path, *kind)?;
+        output::save(&linear_preview(&loaded.image)?, path, *kind)?;
     }
     match &job.output {
         Destination::File(path) => output::save(&result, path, job.kind)?,
@@ -139,13 +187,13 @@ pub fn run(
     ms.push(("write", elapsed_ms(t0)));
 
     Ok(Outcome {
-        width: image.width(),
-        height: image.height(),
+        width: loaded.image.width(),
+        height: loaded.image.height(),
         levels: report.levels,
         cycles: report.cycles,
         residual: report.residual,
         ms,
-        ms_total: elapsed_ms(t_start),
+        ms_total: elapsed_ms(loaded.start),
     })
 }
 
