@@ -91,7 +91,7 @@ struct Args {
     /// Batch mode: run several files at once (`files`, see --jobs) or
     /// overlap reading, tone-mapping and writing of consecutive files
     /// (`stages`).
-    #[arg(long, default_value = "files", value_parser = ["files", "stages"])]
+    #[arg(long, value_name = "HOW", default_value = "files", value_parser = ["files", "stages"])]
     parallel: String,
     /// PNG bits per channel: 8 or 16.
     #[arg(long, allow_hyphen_values = true)]
@@ -146,8 +146,8 @@ struct Args {
     /// of a before/after pair.
     #[arg(long, value_name = "FILE")]
     before: Option<PathBuf>,
-    /// Print the results as JSON: one object, or one line per file in
-    /// batch mode.
+    /// Print the results as JSON: one object (on stderr with `-o -`), or
+    /// one line per file in batch mode.
     #[arg(long)]
     json: bool,
 }
