@@ -181,11 +181,15 @@ fn batch_mode_goes_past_bad_files_and_summarises() {
     assert_eq!((w, h), (21, 12));
     assert!(temporaries(d).is_empty());
 
-    // Overlapping the stages of consecutive files gives the same files.
-    let out = run(&["in", "--out-dir", "st", "--parallel", "stages"], d);
+    // Overlapping the stages of consecutive files (the default) gives the
+    // same files.
+    let out = run(&["in", "--out-dir", "st"], d);
     let err = stderr(&out);
     assert!(!out.status.success());
-    assert!(err.contains("3 done, 1 refused"), "{err}");
+    assert!(
+        err.contains("stages overlapped") && err.contains("3 done, 1 refused"),
+        "{err}"
+    );
     for name in ["a.png", "b.png", "c.png"] {
         let staged = std::fs::read(d.join("st").join(name)).expect("staged");
         let files = std::fs::read(d.join("out").join(name)).expect("files");
@@ -272,6 +276,19 @@ fn batch_mistakes_are_refused_before_any_work() {
         &["p", "--out-dir", "out", "--jobs", "0"],
         d,
         "--jobs must be at least 1",
+    );
+    refused(
+        &[
+            "p",
+            "--out-dir",
+            "out",
+            "--parallel",
+            "stages",
+            "--jobs",
+            "2",
+        ],
+        d,
+        "--jobs applies to --parallel files",
     );
 }
 

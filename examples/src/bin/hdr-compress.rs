@@ -84,15 +84,15 @@ struct Args {
     /// Output format for `-o -`, --out-dir and the default output name.
     #[arg(long, value_name = "F", value_parser = FORMAT_NAMES)]
     format: Option<String>,
-    /// Batch mode: files tone-mapped at once (default: one per core with
-    /// the CPU backend, 1 otherwise).
+    /// Batch mode: overlap reading, tone-mapping and writing of
+    /// consecutive files (`stages`, the default) or tone-map several whole
+    /// files at once (`files`, see --jobs).
+    #[arg(long, value_name = "HOW", value_parser = ["files", "stages"])]
+    parallel: Option<String>,
+    /// Batch mode: files tone-mapped at once with --parallel files (default:
+    /// one per core with the CPU backend, 1 otherwise); implies it.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     jobs: Option<i64>,
-    /// Batch mode: run several files at once (`files`, see --jobs) or
-    /// overlap reading, tone-mapping and writing of consecutive files
-    /// (`stages`).
-    #[arg(long, value_name = "HOW", default_value = "files", value_parser = ["files", "stages"])]
-    parallel: String,
     /// PNG bits per channel: 8 or 16.
     #[arg(long, allow_hyphen_values = true)]
     bits: Option<i64>,
@@ -434,9 +434,13 @@ fn batch_mode(args: &Args, params: &Params, out_dir: &Path) -> Result<ExitCode> 
     let sources = batch::expand_inputs(&args.inputs)?;
     let jobs = batch::plan(sources, out_dir, kind)?;
     let dev = Device::from_name(&args.backend)?;
-    let at_once = match args.jobs {
-        Some(n) => usize::try_from(n).unwrap_or(1).max(1),
-        None => batch::default_jobs(jobs.len(), &dev),
+    let parallelism = match (args.parallel.as_deref(), args.jobs) {
+        (Some("stages"), Some(_)) => bail!("--jobs applies to --parallel files, not stages"),
+        (Some("files"), _) | (None, Some(_)) => batch::Parallelism::Files(match args.jobs {
+            Some(n) => usize::try_from(n).unwrap_or(1).max(1),
+            None => batch::default_jobs(jobs.len(), &dev),
+        }),
+        _ => batch::Parallelism::Stages,
     };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("{}: cannot create the directory", out_dir.display()))?;
@@ -451,10 +455,6 @@ fn batch_mode(args: &Args, params: &Params, out_dir: &Path) -> Result<ExitCode> 
         backend: dev.name(),
     };
     let t0 = Instant::now();
-    let parallelism = match args.parallel.as_str() {
-        "stages" => batch::Parallelism::Stages,
-        _ => batch::Parallelism::Files(at_once),
-    };
     let results = batch::run(
         &dev,
         jobs,

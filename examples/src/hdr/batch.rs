@@ -9,12 +9,20 @@
 //! A bad file does not stop the others: [`run`] records its error and goes
 //! on. Outputs are written atomically, so a failed file leaves nothing.
 //!
-//! Files run in parallel, [`default_jobs`] at a time, each on the shared
-//! thread pool of the CPU backend. On two cores with twenty ~1 Mpx
-//! photographs this was faster than one file at a time (whose reading,
-//! repairing and encoding run on one thread while the other core idles) by
-//! about a quarter; the figures are in the documentation of
-//! [`default_jobs`].
+//! Two ways to use the cores ([`Parallelism`]): overlap the stages of
+//! consecutive files (the default: the next file is read and the previous
+//! one encoded and written, each on its own thread, while the current one is
+//! tone-mapped by the CPU backend's thread pool), or run whole files on
+//! several workers at once (`--parallel files --jobs N`). Reading,
+//! repairing and encoding are serial; overlapping them with the parallel
+//! kernels keeps both cores busy with at most three images in memory.
+//!
+//! Measured on a shared two-core machine, twenty ~1 Mpx photographs
+//! (1111x900 and similar: resized PFM and Radiance copies of the project's
+//! sample images), release build, ten alternating runs each, wall seconds
+//! minimum / median: stages 2.68 / 3.22, two files at a time 3.28 / 3.51;
+//! one file after another was slowest (3.86 / 4.86 in a run where stages
+//! took 3.10 / 3.87).
 
 use super::fattal::Params;
 use super::guard::{self, Source};
@@ -106,14 +114,9 @@ pub fn plan(sources: Vec<Source>, out_dir: &Path, kind: OutputKind) -> Result<Ve
     Ok(jobs)
 }
 
-/// How many files run at once by default: the machine's cores, at most
-/// the number of files, one for GPU backends (whose kernels queue on one
-/// device anyway).
-///
-/// Measured on two cores, twenty 1024x683 photographs (Radiance and PFM
-/// copies of the project's sample images), release build:
-/// one at a time 11.5 s, two at a time 8.6 s (the batch timings of the
-/// project's performance notes).
+/// How many files run at once with [`Parallelism::Files`] when `--jobs` is
+/// not given: the machine's cores, at most the number of files; one for
+/// GPU backends (whose kernels queue on one device anyway).
 pub fn default_jobs(files: usize, dev: &Device) -> usize {
     if dev.kind().name() != "cpu" {
         return 1;
