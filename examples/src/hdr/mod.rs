@@ -11,10 +11,18 @@
 //!   linear OpenEXR) through a temporary file.
 //! - [`scene`]: the procedurally generated demo scene.
 //! - [`repair`]: replacing NaN, infinite and negative pixel values.
+//! - [`guard`]: refusing an output that is the input file.
+//! - [`job`]: one run of `hdr-compress` (read, tone-map, write, timings).
+//! - [`batch`]: many files into a directory, several at a time.
+//! - [`interrupt`]: removing unfinished files when a signal stops a run.
 
+pub mod batch;
 pub mod exr;
 pub mod fattal;
+pub mod guard;
 pub mod input;
+pub mod interrupt;
+pub mod job;
 mod kernels;
 pub mod output;
 pub mod repair;
