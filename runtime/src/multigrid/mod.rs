@@ -355,7 +355,7 @@ impl<T: Real> Poisson<T> {
     /// units of `u`), or `max_cycles` cycles ran; at least
     /// [`stopping::MIN_CYCLES`] cycles run (see [`stopping`] for the
     /// estimate and why a residual test is not enough). `residuals` holds
-    /// the residual norm before the first cycle and after the last.
+    /// only the residual norm after the last cycle.
     ///
     /// ```
     /// use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
@@ -386,7 +386,6 @@ impl<T: Real> Poisson<T> {
         self.make_compatible(dev)?;
         let norm_f = rms(&self.rhs())?;
         let relative = |r: f64| if norm_f > 0.0 { r / norm_f } else { 0.0 };
-        let first = self.residual_norm(dev)?;
         let mut previous: Vec<T> = self.solution().to_vec()?;
         let mut estimate = stopping::ErrorEstimate::default();
         while estimate.corrections().len() < max_cycles
@@ -402,7 +401,7 @@ impl<T: Real> Poisson<T> {
             cycles: estimate.corrections().len(),
             relative_residual: relative(last),
             converged: error <= max_error,
-            residuals: vec![first, last],
+            residuals: vec![last],
             corrections: estimate.corrections().to_vec(),
             error_estimate: Some(error),
         })
