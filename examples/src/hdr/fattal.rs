@@ -377,7 +377,7 @@ fn pipeline(
 /// overflows `(hi - lo)` reciprocals) are brought back into it first.
 fn normalising_scale(hi: f32) -> f32 {
     const LIMIT: f32 = 18_446_744_073_709_551_616.0; // 2^64
-    if !(hi > 0.0) || (1.0 / LIMIT..=LIMIT).contains(&hi) {
+    if hi.is_nan() || hi <= 0.0 || (1.0 / LIMIT..=LIMIT).contains(&hi) {
         return 1.0;
     }
     // hi = m 2^e with m in [0.5, 1): the scale is 2^-e, within the powers
