@@ -487,6 +487,52 @@ pub(crate) fn kitchen_sink() -> Kernel {
     }
 }
 
+/// Branches on comparisons: `if a == 0.0 { m = 2.0 }` and
+/// `if a < 0.5 { m } else { a }`, whose conditions print parenthesised.
+pub(crate) fn branches() -> Kernel {
+    let f = Type::F32;
+    let block = |stmts, result| Block { stmts, result };
+    let body = block(
+        vec![
+            Stmt::Let {
+                var: VarId(0),
+                value: read(0, f, int(0), int(0)),
+            },
+            Stmt::Let {
+                var: VarId(1),
+                value: f32c(1.0),
+            },
+            Stmt::If {
+                cond: bin(BinaryOp::Eq, var(0, f), f32c(0.0)),
+                then: block(
+                    vec![Stmt::Assign {
+                        var: VarId(1),
+                        value: f32c(2.0),
+                    }],
+                    None,
+                ),
+                els: block(vec![], None),
+            },
+        ],
+        Some(Expr::new(
+            f,
+            ExprKind::If {
+                cond: Box::new(bin(BinaryOp::Lt, var(0, f), f32c(0.5))),
+                then: Box::new(block(vec![], Some(var(1, f)))),
+                els: Box::new(block(vec![], Some(var(0, f)))),
+            },
+        )),
+    );
+    let mut m = vinfo("m", f);
+    m.mutable = true;
+    kernel(
+        "Branches",
+        vec![accessor("img", f, BoundaryMode::Clamp)],
+        vec![vinfo("a", f), m],
+        body,
+    )
+}
+
 /// Every test kernel.
 pub(crate) fn all() -> Vec<Kernel> {
     vec![

@@ -389,7 +389,7 @@ pub fn write_atomically(
     ))));
     let tmp_path = tmp.0.as_deref().unwrap_or(path);
     let file =
-        File::create(tmp_path).map_err(|e| file_error(path, format!("cannot write: {e}")))?;
+        in_flight::create(tmp_path).map_err(|e| file_error(path, format!("cannot write: {e}")))?;
     let mut out = BufWriter::new(file);
     write(&mut out).map_err(|m| file_error(path, format!("cannot encode: {m}")))?;
     let file = out
@@ -399,6 +399,7 @@ pub fn write_atomically(
         .map_err(|e| file_error(path, format!("cannot write: {e}")))?;
     drop(file);
     std::fs::rename(tmp_path, path).map_err(|e| file_error(path, format!("cannot write: {e}")))?;
+    in_flight::forget(tmp_path);
     tmp.keep();
     Ok(())
 }
@@ -417,7 +418,51 @@ impl Drop for TempFile {
     fn drop(&mut self) {
         if let Some(p) = &self.0 {
             let _ = std::fs::remove_file(p);
+            in_flight::forget(p);
         }
+    }
+}
+
+/// Removes the temporary file of every [`write_atomically`] in progress and
+/// ends the process with `code`, for a signal handler: a program stopped
+/// while writing leaves neither a partial output nor a hidden temporary
+/// file. No new temporary file is created once this has begun.
+pub fn remove_temporary_files_and_exit(code: i32) -> ! {
+    in_flight::remove_all_and_exit(code)
+}
+
+/// The temporary files [`write_atomically`] has created and not yet renamed
+/// or removed. A file is created and recorded under one lock, so that
+/// [`remove_temporary_files_and_exit`], which holds the lock until the
+/// process ends, sees every file that exists.
+mod in_flight {
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard};
+
+    static FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+    fn files() -> MutexGuard<'static, Vec<PathBuf>> {
+        FILES.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn create(path: &Path) -> std::io::Result<File> {
+        let mut list = files();
+        let file = File::create(path)?;
+        list.push(path.to_path_buf());
+        Ok(file)
+    }
+
+    pub(super) fn forget(path: &Path) {
+        files().retain(|p| p != path);
+    }
+
+    pub(super) fn remove_all_and_exit(code: i32) -> ! {
+        let list = files();
+        for p in list.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+        std::process::exit(code)
     }
 }
 

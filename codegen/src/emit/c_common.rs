@@ -229,7 +229,7 @@ impl<'a> Printer<'a> {
             }
             Stmt::If { cond, then, els } => {
                 let c = self.expr(cond);
-                self.line(&format!("if ({c}) {{"));
+                self.line(&format!("if ({}) {{", condition(&c)));
                 self.scoped_block(then, None);
                 if els.stmts.is_empty() && els.result.is_none() {
                     self.line("}");
@@ -391,7 +391,7 @@ impl<'a> Printer<'a> {
                 let c = self.expr(cond);
                 let t = self.fresh();
                 self.line(&format!("{} {t};", c_type(e.ty)));
-                self.line(&format!("if ({c}) {{"));
+                self.line(&format!("if ({}) {{", condition(&c)));
                 self.scoped_block(then, Some(&t));
                 self.line("} else {");
                 self.scoped_block(els, Some(&t));
@@ -604,6 +604,18 @@ pub(crate) fn paren(s: &str) -> String {
         s.to_string()
     } else {
         format!("({s})")
+    }
+}
+
+/// The condition of an `if`: `c` without the parentheses that wrap all of
+/// it. Expressions print parenthesised (`(a == 0)`), and `if ((a == 0))`
+/// makes clang, the front end of most OpenCL compilers, warn
+/// (`-Wparentheses-equality`) on every build.
+pub(crate) fn condition(c: &str) -> &str {
+    if c.len() >= 2 && c.starts_with('(') && c.ends_with(')') && balanced_outer(c) {
+        &c[1..c.len() - 1]
+    } else {
+        c
     }
 }
 

@@ -98,6 +98,77 @@ fn integer_arithmetic_wraps_and_casts_saturate() {
     assert!(src.contains("float4 hipacc_mul_float4_float(float4 a, float b) {\n    return ((float4)((a.x * b), (a.y * b), (a.z * b), (a.w * b)));"));
 }
 
+/// The condition of every printed `if`, between its parentheses.
+fn if_conditions(src: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    for (start, _) in src.match_indices("if (") {
+        let rest = &src[start + 4..];
+        let mut depth = 1;
+        for (i, c) in rest.char_indices() {
+            depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            if depth == 0 {
+                found.push(&rest[..i]);
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// Whether one pair of parentheses encloses all of `cond`.
+fn wrapped(cond: &str) -> bool {
+    let mut depth = 0;
+    for (i, c) in cond.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return i == cond.len() - 1 && cond.starts_with('(');
+        }
+    }
+    false
+}
+
+/// `if ((a == 0))` makes clang warn (-Wparentheses-equality), so the OpenCL
+/// build log of every program would carry warnings: no `if` condition is
+/// wrapped in a second pair of parentheses, on any target or language.
+#[test]
+fn if_conditions_have_no_doubled_parentheses() {
+    let mut kernels = tk::all();
+    kernels.push(tk::branches());
+    let mut seen = 0;
+    for t in Target::all() {
+        for &l in t.languages {
+            for k in &kernels {
+                for c in Config::families(k, t) {
+                    let src = gen(k, &c, t.name, l).source;
+                    for cond in if_conditions(&src) {
+                        seen += 1;
+                        assert!(
+                            !wrapped(cond),
+                            "`if ({cond})` in {} on {} ({l:?}):\n{src}",
+                            k.name,
+                            t.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen > 0);
+    let k = tk::branches();
+    let c = Config::families(&k, target("h100"))[0].clone();
+    let src = gen(&k, &c, "h100", Language::Cuda).source;
+    assert!(src.contains("if (a_0 == 0.0f) {"), "{src}");
+    assert!(src.contains("if (a_0 < 0.5f) {"), "{src}");
+}
+
 #[test]
 fn short_circuit_and_if_expression_hoist_in_order() {
     let k = tk::kitchen_sink();

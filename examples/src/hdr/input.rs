@@ -1,29 +1,32 @@
 //! Loading high-dynamic-range images: Radiance RGBE, OpenEXR and PFM.
 //!
-//! The format is recognised from the file's first bytes (the OpenEXR magic
+//! The format is recognised from the first bytes (the OpenEXR magic
 //! number, a `#?` Radiance signature, a `PF`/`Pf` PFM header) and otherwise
 //! from the extension: `.hdr`, `.pic` and `.rgbe` are Radiance pictures
 //! (whose header may begin with lines other than the signature), `.exr`
 //! OpenEXR, `.pfm` Portable Float Map.
 //!
+//! The path `-` is standard input: its bytes are read to the end and the
+//! format is taken from them alone; messages name it "standard input".
+//!
 //! - Radiance pictures go through the project's reader ([`super::rgbe`]).
-//! - OpenEXR goes through the `image` crate; its header's dimensions are
-//!   checked against [`MAX_SIDE`] and [`MAX_PIXELS`] before any pixel is
-//!   decoded, and the crate's allocation limit (512 MiB) applies. The alpha
-//!   channel is kept when the file has one.
+//! - OpenEXR goes through [`super::exr`]: RGB(A), luminance, single-channel
+//!   and luminance/chroma files, converted to Rec.709 primaries; deep and
+//!   multi-part files are refused by name. The header's dimensions are
+//!   checked against [`rgbe::MAX_SIDE`] and [`rgbe::MAX_PIXELS`] before any pixel is
+//!   decoded.
 //! - PFM goes through [`hipacc::core::io::load_rgba`] (colour `PF` and
-//!   grayscale `Pf`, both byte orders).
+//!   grayscale `Pf`, both byte orders); from standard input, through a
+//!   temporary file, since that reader reads files.
 //!
 //! The result is linear RGB with alpha (1 unless an OpenEXR file stores
 //! alpha). Every failure is one line naming the file: nonexistent, empty,
 //! truncated or corrupt files, absurd dimensions, unknown extensions.
 
-use super::rgbe::{self, MAX_PIXELS, MAX_SIDE};
+use super::rgbe;
 use anyhow::{anyhow, Result};
 use hipacc::core::{Image, Rgba};
-use image::{DynamicImage, ImageDecoder, ImageError, ImageFormat, ImageReader};
-use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 /// The input formats, for messages.
@@ -31,6 +34,9 @@ const INPUT_FORMATS: &str = ".hdr/.pic (Radiance RGBE), .exr (OpenEXR) or .pfm";
 
 /// The first four bytes of every OpenEXR file.
 const EXR_MAGIC: [u8; 4] = [0x76, 0x2f, 0x31, 0x01];
+
+/// The name of standard input in messages.
+const STDIN_NAME: &str = "standard input";
 
 /// A high-dynamic-range file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,28 +49,116 @@ pub enum InputKind {
     Pfm,
 }
 
-/// Loads a high-dynamic-range image as linear RGBA (see the module docs).
+/// A loaded image and what the user should be told about it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// Linear RGBA.
+    pub image: Image<Rgba<f32>>,
+    /// One-line warnings naming the file (e.g. a display window outside
+    /// the data window); the load succeeded regardless.
+    pub warnings: Vec<String>,
+}
+
+/// Loads a high-dynamic-range image as linear RGBA (see the module docs);
+/// warnings are dropped (see [`load_hdr_with`] and [`load`]).
 pub fn load_hdr(path: &Path) -> Result<Image<Rgba<f32>>> {
+    load(path).map(|loaded| loaded.image)
+}
+
+/// Loads like [`load_hdr`] and hands each warning to `warn`.
+pub fn load_hdr_with(path: &Path, mut warn: impl FnMut(&str)) -> Result<Image<Rgba<f32>>> {
+    let loaded = load(path)?;
+    loaded.warnings.iter().for_each(|w| warn(w));
+    Ok(loaded.image)
+}
+
+/// Loads a high-dynamic-range image (`-` for standard input) with its warnings.
+pub fn load(path: &Path) -> Result<Loaded> {
+    if path.as_os_str() == "-" {
+        let stdin = std::io::stdin();
+        // Waiting for an image typed on a keyboard would look like a hang.
+        if stdin.is_terminal() {
+            return Err(anyhow!(
+                "{STDIN_NAME}: is a terminal; pipe an image in (`hdr-compress - < photo.exr`)"
+            ));
+        }
+        let mut bytes = Vec::new();
+        stdin
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow!("{STDIN_NAME}: cannot read: {e}"))?;
+        return decode(&bytes, None);
+    }
     let fail = |message: String| anyhow!("{}: {message}", path.display());
     let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
     if meta.is_dir() {
         return Err(fail("is a directory, not an image file".into()));
     }
-    if meta.len() == 0 {
-        return Err(fail("the file is empty".into()));
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    decode(&bytes, Some(path))
+}
+
+/// Decodes the bytes of an image read from `path` (`None`: standard
+/// input, whose format must then show in its first bytes).
+pub fn decode(bytes: &[u8], path: Option<&Path>) -> Result<Loaded> {
+    let name = path.map_or_else(|| STDIN_NAME.to_string(), |p| p.display().to_string());
+    let fail = |message: String| anyhow!("{name}: {message}");
+    if bytes.is_empty() {
+        return Err(fail(match path {
+            Some(_) => "the file is empty".into(),
+            None => "standard input is empty (no image was piped in)".into(),
+        }));
     }
-    let mut head = [0u8; 4];
-    let head_len = File::open(path)
-        .and_then(|f| f.take(4).read(&mut head))
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
-    let kind = sniff(&head[..head_len])
-        .or_else(|| kind_from_extension(path))
-        .ok_or_else(|| fail(unknown_extension(path)))?;
+    let kind = match (sniff(bytes), path) {
+        (Some(kind), _) => kind,
+        (None, Some(p)) => kind_from_extension(p).ok_or_else(|| fail(unknown_extension(p)))?,
+        (None, None) => {
+            return Err(fail(format!(
+                "not a recognised image: standard input must start like an OpenEXR, Radiance                  (`#?`) or PFM (`PF`/`Pf`) file ({INPUT_FORMATS})"
+            )))
+        }
+    };
+    let plain = |image| Loaded {
+        image,
+        warnings: Vec::new(),
+    };
     match kind {
-        InputKind::Radiance => load_radiance(path).map_err(fail),
-        InputKind::Exr => load_exr(path).map_err(fail),
-        InputKind::Pfm => hipacc::core::io::load_rgba(path).map_err(|e| anyhow!("{e}")),
+        InputKind::Radiance => load_radiance(bytes).map(plain).map_err(fail),
+        InputKind::Exr => {
+            let decoded = super::exr::decode(bytes).map_err(fail)?;
+            let warnings = decoded
+                .warnings
+                .iter()
+                .map(|w| format!("{name}: {w}"))
+                .collect();
+            Ok(Loaded {
+                image: decoded.image,
+                warnings,
+            })
+        }
+        InputKind::Pfm => match path {
+            Some(p) => hipacc::core::io::load_rgba(p)
+                .map(plain)
+                .map_err(|e| anyhow!("{e}")),
+            None => load_pfm_bytes(bytes).map(plain),
+        },
     }
+}
+
+/// PFM from memory, through a temporary file for the project's PFM reader;
+/// messages name standard input, not the temporary file.
+fn load_pfm_bytes(bytes: &[u8]) -> Result<Image<Rgba<f32>>> {
+    let fail = |message: String| anyhow!("{STDIN_NAME}: {message}");
+    let file = tempfile::Builder::new()
+        .prefix(".hdr-compress-stdin-")
+        .suffix(".pfm")
+        .tempfile()
+        .map_err(|e| fail(format!("cannot buffer the image in a temporary file: {e}")))?;
+    std::fs::write(file.path(), bytes)
+        .map_err(|e| fail(format!("cannot buffer the image in a temporary file: {e}")))?;
+    let temp_name = file.path().display().to_string();
+    hipacc::core::io::load_rgba(file.path())
+        .map_err(|e| anyhow!("{}", e.to_string().replace(&temp_name, STDIN_NAME)))
 }
 
 /// The format announced by a file's first bytes, if any.
@@ -103,41 +197,9 @@ fn unknown_extension(path: &Path) -> String {
     }
 }
 
-fn load_radiance(path: &Path) -> std::result::Result<Image<Rgba<f32>>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let picture = rgbe::decode(&bytes).map_err(|e| e.to_string())?;
+fn load_radiance(bytes: &[u8]) -> std::result::Result<Image<Rgba<f32>>, String> {
+    let picture = rgbe::decode(bytes).map_err(|e| e.to_string())?;
     picture.to_image().map_err(|e| e.to_string())
-}
-
-fn load_exr(path: &Path) -> std::result::Result<Image<Rgba<f32>>, String> {
-    let file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let reader = ImageReader::with_format(BufReader::new(file), ImageFormat::OpenExr);
-    let decoder = reader.into_decoder().map_err(exr_message)?;
-    let (w, h) = decoder.dimensions();
-    let (w, h) = (w as usize, h as usize);
-    if w == 0 || h == 0 {
-        return Err(format!("image has no pixels ({w}x{h})"));
-    }
-    if w > MAX_SIDE || h > MAX_SIDE || w.saturating_mul(h) > MAX_PIXELS {
-        return Err(format!(
-            "image of {w}x{h} pixels refused: at most {MAX_SIDE} pixels a side and \
-             {MAX_PIXELS} in all"
-        ));
-    }
-    let img = DynamicImage::from_decoder(decoder).map_err(exr_message)?;
-    hipacc::core::io::rgba_of(&img).map_err(|e| e.to_string())
-}
-
-fn exr_message(e: ImageError) -> String {
-    let text = e.to_string().replace('\n', " ");
-    match e {
-        ImageError::Limits(_) => format!("image too large to load: {text}"),
-        ImageError::Unsupported(_) => format!("unsupported OpenEXR variant: {text}"),
-        ImageError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-            format!("not a valid OpenEXR file: truncated ({text})")
-        }
-        _ => format!("not a valid OpenEXR file: {text}"),
-    }
 }
 
 #[cfg(test)]

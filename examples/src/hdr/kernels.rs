@@ -5,18 +5,21 @@
 
 use hipacc::prelude::*;
 
-/// Luminance `Y = 0.2126 R + 0.7152 G + 0.0722 B` (Rec. 709 primaries).
+/// Luminance `Y = s (0.2126 R + 0.7152 G + 0.0722 B)` (Rec. 709
+/// primaries), `s` a power of two that brings an image of extreme scale
+/// into the normal range of `f32` (see [`super::fattal`]).
 #[derive(Kernel)]
 #[kernel(output = f32)]
 pub(crate) struct Luminance {
     pub(crate) rgb: Accessor<Rgba<f32>>,
+    pub(crate) scale: f32,
 }
 
 #[kernel_body]
 impl Luminance {
     fn kernel(&self) -> f32 {
         let p = self.rgb();
-        0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b
+        0.2126 * (p.r * self.scale) + 0.7152 * (p.g * self.scale) + 0.0722 * (p.b * self.scale)
     }
 }
 
@@ -185,6 +188,8 @@ pub(crate) struct Colour {
     pub(crate) inv_display_gamma: f32,
     pub(crate) encode: i32,
     pub(crate) srgb: i32,
+    /// The scale `Y` was computed with.
+    pub(crate) scale: f32,
 }
 
 #[kernel_body]
@@ -196,7 +201,8 @@ impl Colour {
             l = ((lum - self.lo) * self.inv_range).max(0.0);
         }
         let yin = self.y();
-        let p = self.rgb();
+        let c = self.rgb();
+        let p = Rgba::new(c.r * self.scale, c.g * self.scale, c.b * self.scale, 1.0f32);
         let mut out = Rgba::new(0.0f32, 0.0f32, 0.0f32, 1.0f32);
         if yin > 0.0 {
             let inv_y = 1.0 / yin;

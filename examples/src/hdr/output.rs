@@ -18,7 +18,13 @@
 //!
 //! Every file is written to a temporary file in the target's directory and
 //! renamed over the target once complete: a failure leaves no file behind,
-//! and an existing target is replaced only by a complete image.
+//! and an existing target is replaced only by a complete image. [`write`]
+//! sends an image to a stream (standard output) instead, encoded in memory
+//! first so that a failed encoding writes nothing.
+//!
+//! Encoding errors say "cannot encode": the `image` crate reports every
+//! OpenEXR failure, encoding included, as a decoding error, so its text is
+//! not shown as it is ([`encode_message`]).
 
 use anyhow::{anyhow, bail, Result};
 use hipacc::core::io::write_atomically;
@@ -26,8 +32,10 @@ use hipacc::core::{Image, Rgba};
 use image::codecs::jpeg::JpegEncoder;
 use image::codecs::openexr::OpenExrEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::ImageError;
 use image::{ExtendedColorType, ImageEncoder};
 use std::fs::File;
+use std::io::{Cursor, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -36,6 +44,9 @@ pub const DEFAULT_JPEG_QUALITY: u8 = 90;
 
 /// The output extensions, for messages.
 const OUTPUT_FORMATS: &str = ".png, .jpg/.jpeg or .exr";
+
+/// The names `--format` takes.
+pub const FORMAT_NAMES: [&str; 3] = ["png", "jpg", "exr"];
 
 /// An output file format with its options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,41 +66,63 @@ impl OutputKind {
     /// depth (`None`: 8) and the JPEG quality (`None`: the default). Either
     /// option given for a format it does not apply to is an error.
     pub fn from_path(path: &Path, bits: Option<u32>, quality: Option<u32>) -> Result<OutputKind> {
-        let fail = |message: String| anyhow!("{}: {message}", path.display());
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
+        let ext = path.extension().and_then(|e| e.to_str());
+        Self::from_extension(ext, bits, quality)
+            .map_err(|message| anyhow!("{}: {message}", path.display()))
+    }
+
+    /// The format named by `--format` (`png`, `jpg`, `jpeg` or `exr`, any
+    /// case), with the options as in [`OutputKind::from_path`].
+    pub fn from_name(name: &str, bits: Option<u32>, quality: Option<u32>) -> Result<OutputKind> {
+        Self::from_extension(Some(name), bits, quality)
+            .map_err(|message| anyhow!("--format {name}: {message}"))
+    }
+
+    /// The extension files of this format get (`png`, `jpg` or `exr`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            OutputKind::Png8 | OutputKind::Png16 => "png",
+            OutputKind::Jpeg(_) => "jpg",
+            OutputKind::Exr => "exr",
+        }
+    }
+
+    fn from_extension(
+        ext: Option<&str>,
+        bits: Option<u32>,
+        quality: Option<u32>,
+    ) -> std::result::Result<OutputKind, String> {
+        let ext = ext.map(str::to_ascii_lowercase);
         let kind = match ext.as_deref() {
             Some("png") => match bits {
                 None | Some(8) => OutputKind::Png8,
                 Some(16) => OutputKind::Png16,
-                Some(b) => return Err(fail(format!("PNG is written with 8 or 16 bits, not {b}"))),
+                Some(b) => return Err(format!("PNG is written with 8 or 16 bits, not {b}")),
             },
             Some("jpg" | "jpeg") => match quality {
                 None => OutputKind::Jpeg(DEFAULT_JPEG_QUALITY),
                 Some(q @ 1..=100) => OutputKind::Jpeg(q as u8),
                 Some(q) => {
-                    return Err(fail(format!("JPEG quality must be 1 to 100, not {q}")));
+                    return Err(format!("JPEG quality must be 1 to 100, not {q}"));
                 }
             },
             Some("exr") => OutputKind::Exr,
             Some(other) => {
-                return Err(fail(format!(
+                return Err(format!(
                     "unsupported output extension `.{other}` (use {OUTPUT_FORMATS})"
-                )))
+                ))
             }
             None => {
-                return Err(fail(format!(
+                return Err(format!(
                     "output has no extension to choose a format (use {OUTPUT_FORMATS})"
-                )))
+                ))
             }
         };
         if bits.is_some() && !matches!(kind, OutputKind::Png8 | OutputKind::Png16) {
-            return Err(fail("a bit depth applies to PNG output only".into()));
+            return Err("a bit depth applies to PNG output only".into());
         }
         if quality.is_some() && !matches!(kind, OutputKind::Jpeg(_)) {
-            return Err(fail("a quality applies to JPEG output only".into()));
+            return Err("a quality applies to JPEG output only".into());
         }
         Ok(kind)
     }
@@ -99,6 +132,9 @@ impl OutputKind {
 /// file can be written ([`check_writable`]): the checks to run before any
 /// computation.
 pub fn prepare(path: &Path, bits: Option<u32>, quality: Option<u32>) -> Result<OutputKind> {
+    if path.is_dir() {
+        bail!("{}: is a directory, not an output file", path.display());
+    }
     let kind = OutputKind::from_path(path, bits, quality)?;
     check_writable(path)?;
     Ok(kind)
@@ -124,27 +160,73 @@ pub fn check_writable(path: &Path) -> Result<()> {
 /// Writes `image`'s red, green and blue in `kind`'s format (see the module
 /// docs); the file appears complete or not at all.
 pub fn save(image: &Image<Rgba<f32>>, path: &Path, kind: OutputKind) -> Result<()> {
-    let fail = |message: String| anyhow!("{}: {message}", path.display());
-    let (w, h) = match (u32::try_from(image.width()), u32::try_from(image.height())) {
-        (Ok(w), Ok(h)) => (w, h),
-        _ => return Err(fail("the image is too large for an image file".into())),
-    };
-    let pixels = image.to_vec().map_err(|e| fail(e.to_string()))?;
-    let rgb = pixels.iter().flat_map(|p| [p.r, p.g, p.b]);
-    let (bytes, color): (Vec<u8>, _) = match kind {
-        OutputKind::Png8 | OutputKind::Jpeg(_) => {
-            (rgb.map(to_u8).collect(), ExtendedColorType::Rgb8)
-        }
-        OutputKind::Png16 => (
-            rgb.flat_map(|v| to_u16(v).to_ne_bytes()).collect(),
-            ExtendedColorType::Rgb16,
-        ),
-        OutputKind::Exr => (
-            rgb.flat_map(f32::to_ne_bytes).collect(),
-            ExtendedColorType::Rgb32F,
-        ),
-    };
+    let samples = Samples::of(image).map_err(|m| anyhow!("{}: {m}", path.display()))?;
     write_atomically(path, |out| {
+        stall_for_tests();
+        samples.encode(kind, out)
+    })
+    .map_err(|e| anyhow!("{e}"))
+}
+
+/// Writes `image` in `kind`'s format to `out` (standard output), `name`
+/// naming it in errors. The image is encoded in memory first: a failed
+/// encoding writes nothing.
+pub fn write(
+    image: &Image<Rgba<f32>>,
+    out: &mut dyn Write,
+    name: &str,
+    kind: OutputKind,
+) -> Result<()> {
+    let fail = |message: String| anyhow!("{name}: {message}");
+    let samples = Samples::of(image).map_err(fail)?;
+    let mut buffer = Cursor::new(Vec::new());
+    samples
+        .encode(kind, &mut buffer)
+        .map_err(|m| fail(format!("cannot encode: {m}")))?;
+    out.write_all(buffer.get_ref())
+        .and_then(|()| out.flush())
+        .map_err(|e| fail(format!("cannot write: {e}")))
+}
+
+/// An image's size and red, green and blue samples, ready for an encoder.
+struct Samples {
+    width: u32,
+    height: u32,
+    rgb: Vec<[f32; 3]>,
+}
+
+impl Samples {
+    fn of(image: &Image<Rgba<f32>>) -> std::result::Result<Samples, String> {
+        let (width, height) = match (u32::try_from(image.width()), u32::try_from(image.height())) {
+            (Ok(w), Ok(h)) => (w, h),
+            _ => return Err("the image is too large for an image file".into()),
+        };
+        let pixels = image.to_vec().map_err(|e| e.to_string())?;
+        let rgb = pixels.iter().map(|p| [p.r, p.g, p.b]).collect();
+        Ok(Samples { width, height, rgb })
+    }
+
+    /// Encodes in `kind`'s format into `out`; errors in [`encode_message`]'s words.
+    fn encode<W: Write + Seek>(
+        &self,
+        kind: OutputKind,
+        out: &mut W,
+    ) -> std::result::Result<(), String> {
+        let (w, h) = (self.width, self.height);
+        let rgb = self.rgb.iter().flatten().copied();
+        let (bytes, color): (Vec<u8>, _) = match kind {
+            OutputKind::Png8 | OutputKind::Jpeg(_) => {
+                (rgb.map(to_u8).collect(), ExtendedColorType::Rgb8)
+            }
+            OutputKind::Png16 => (
+                rgb.flat_map(|v| to_u16(v).to_ne_bytes()).collect(),
+                ExtendedColorType::Rgb16,
+            ),
+            OutputKind::Exr => (
+                rgb.flat_map(f32::to_ne_bytes).collect(),
+                ExtendedColorType::Rgb32F,
+            ),
+        };
         match kind {
             OutputKind::Png8 | OutputKind::Png16 => {
                 PngEncoder::new_with_quality(out, CompressionType::Fast, FilterType::Sub)
@@ -155,9 +237,40 @@ pub fn save(image: &Image<Rgba<f32>>, path: &Path, kind: OutputKind) -> Result<(
             }
             OutputKind::Exr => OpenExrEncoder::new(out).write_image(&bytes, w, h, color),
         }
-        .map_err(|e| e.to_string())
-    })
-    .map_err(|e| anyhow!("{e}"))
+        .map_err(|e| encode_message(kind, &e))
+    }
+}
+
+/// The text of an error the `image` crate returned while encoding. Its
+/// OpenEXR codec wraps every failure, a failed write included, in a
+/// "Format error decoding OpenExr" error; only the cause is kept, under
+/// the format's name.
+fn encode_message(kind: OutputKind, e: &ImageError) -> String {
+    let format = match kind {
+        OutputKind::Png8 | OutputKind::Png16 => "PNG",
+        OutputKind::Jpeg(_) => "JPEG",
+        OutputKind::Exr => "OpenEXR",
+    };
+    match e {
+        ImageError::Decoding(d) => match std::error::Error::source(d) {
+            Some(cause) => format!("{format}: {cause}"),
+            None => format!("{format}: the encoder failed"),
+        },
+        ImageError::IoError(io) => format!("{format}: {io}"),
+        other => other.to_string(),
+    }
+}
+
+/// `HDR_COMPRESS_TEST_STALL_MS`: a test hook that pauses every file write
+/// for that many milliseconds after its temporary file exists, so that the
+/// tests can interrupt a write at a known moment. Unset in normal use.
+fn stall_for_tests() {
+    if let Some(ms) = std::env::var("HDR_COMPRESS_TEST_STALL_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
 }
 
 /// `[0, 1]` to 8 bits: clamped, scaled, rounded to nearest; NaN to 0.
@@ -345,5 +458,97 @@ mod tests {
         assert!(err.contains("cannot encode"), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    /// Accepts `room` bytes, then fails like a full disk.
+    struct FullDisk {
+        inner: Cursor<Vec<u8>>,
+        room: usize,
+    }
+
+    impl Write for FullDisk {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf
+                .len()
+                .min(self.room.saturating_sub(self.inner.get_ref().len()));
+            if n == 0 && !buf.is_empty() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "no space left",
+                ));
+            }
+            self.inner.write(&buf[..n])
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for FullDisk {
+        fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    #[test]
+    fn encoding_errors_say_encode_not_decode() {
+        let samples = Samples::of(&ramp(64, 64)).unwrap();
+        for kind in [OutputKind::Exr, OutputKind::Png8, OutputKind::Jpeg(90)] {
+            let mut out = FullDisk {
+                inner: Cursor::new(Vec::new()),
+                room: 100,
+            };
+            let err = samples.encode(kind, &mut out).unwrap_err();
+            assert!(!err.to_lowercase().contains("decod"), "{kind:?}: {err}");
+            assert!(err.contains("no space left"), "{kind:?}: {err}");
+        }
+        let mut sink = Vec::new();
+        let wide = Image::from_vec(70_000, 1, vec![Rgba::new(0.5, 0.5, 0.5, 1.0); 70_000]).unwrap();
+        let err = write(&wide, &mut sink, "-", OutputKind::Jpeg(90))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("-: cannot encode"), "{err}");
+        assert!(sink.is_empty(), "a failed encoding writes nothing");
+    }
+
+    #[test]
+    fn streams_get_the_same_bytes_as_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for kind in [OutputKind::Png16, OutputKind::Jpeg(80), OutputKind::Exr] {
+            let path = dir.path().join(format!("o.{}", kind.extension()));
+            save(&ramp(7, 5), &path, kind).unwrap();
+            let mut sink = Vec::new();
+            write(&ramp(7, 5), &mut sink, "-", kind).unwrap();
+            assert_eq!(sink, std::fs::read(&path).unwrap(), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn formats_by_name() {
+        assert_eq!(
+            OutputKind::from_name("png", Some(16), None).unwrap(),
+            OutputKind::Png16
+        );
+        assert_eq!(
+            OutputKind::from_name("JPG", None, Some(70)).unwrap(),
+            OutputKind::Jpeg(70)
+        );
+        assert_eq!(
+            OutputKind::from_name("exr", None, None)
+                .unwrap()
+                .extension(),
+            "exr"
+        );
+        let err = OutputKind::from_name("exr", Some(8), None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("--format exr: a bit depth"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_is_named_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = prepare(dir.path(), None, None).unwrap_err().to_string();
+        assert!(err.contains("is a directory"), "{err}");
     }
 }

@@ -92,6 +92,7 @@ mod kernels;
 pub mod manufactured;
 mod options;
 mod real;
+pub mod stopping;
 
 pub use options::{Bc, CycleKind, CycleOptions, MultigridError, Smoother};
 pub use real::Real;
@@ -128,8 +129,15 @@ pub struct SolveReport {
     /// The last residual norm divided by the norm of the (compatible)
     /// right-hand side.
     pub relative_residual: f64,
-    /// Whether `relative_residual` reached the tolerance.
+    /// Whether the tolerance was reached: `relative_residual` for
+    /// [`Poisson::solve`], `error_estimate` for [`Poisson::solve_to_error`].
     pub converged: bool,
+    /// [`Poisson::solve_to_error`]: the max-norm change of the solution in
+    /// each cycle (empty for [`Poisson::solve`]).
+    pub corrections: Vec<f64>,
+    /// [`Poisson::solve_to_error`]: the estimated max-norm algebraic error
+    /// of the solution ([`stopping`]); `None` for [`Poisson::solve`].
+    pub error_estimate: Option<f64>,
 }
 
 impl<T: Real> Poisson<T> {
@@ -337,6 +345,65 @@ impl<T: Real> Poisson<T> {
             relative_residual: relative(last),
             converged: relative(last) <= tol,
             residuals,
+            corrections: Vec::new(),
+            error_estimate: None,
+        })
+    }
+
+    /// Cycles until the algebraic error of the solution, estimated from the
+    /// cycles' corrections, is at most `max_error` in the max norm (in the
+    /// units of `u`), or `max_cycles` cycles ran; at least
+    /// [`stopping::MIN_CYCLES`] cycles run (see [`stopping`] for the
+    /// estimate and why a residual test is not enough). `residuals` holds
+    /// only the residual norm after the last cycle.
+    ///
+    /// ```
+    /// use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
+    /// use hipacc::Device;
+    /// let p = Poisson::<f32>::new(64, 48, 4, Bc::Neumann, 1.0)?;
+    /// p.rhs().write()?.iter_mut().enumerate().for_each(|(i, v)| *v = (i % 7) as f32 - 3.0);
+    /// let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    /// let dev = Device::cpu();
+    /// p.fmg(&dev, &opts, 1)?;
+    /// let report = p.solve_to_error(&dev, &opts, 1e-4, 30)?;
+    /// assert!(report.converged && report.error_estimate.unwrap() <= 1e-4, "{report:?}");
+    /// # Ok::<(), hipacc::Error>(())
+    /// ```
+    pub fn solve_to_error(
+        &self,
+        dev: &Device,
+        opts: &CycleOptions,
+        max_error: f64,
+        max_cycles: usize,
+    ) -> Result<SolveReport> {
+        opts.validate(self.levels())?;
+        if !(max_error > 0.0 && max_error.is_finite()) {
+            return Err(MultigridError::Tolerance(max_error).into());
+        }
+        if max_cycles == 0 {
+            return Err(MultigridError::ZeroCycles.into());
+        }
+        self.make_compatible(dev)?;
+        let norm_f = rms(&self.rhs())?;
+        let relative = |r: f64| if norm_f > 0.0 { r / norm_f } else { 0.0 };
+        let mut previous: Vec<T> = self.solution().to_vec()?;
+        let mut estimate = stopping::ErrorEstimate::default();
+        while estimate.corrections().len() < max_cycles
+            && (estimate.corrections().len() < stopping::MIN_CYCLES || estimate.error() > max_error)
+        {
+            self.cycle(dev, opts)?;
+            estimate.push(max_change(&self.solution(), &mut previous)?);
+        }
+        self.fix_mean(dev)?;
+        let last = self.residual_norm(dev)?;
+        let error = estimate.error();
+        Ok(SolveReport {
+            cycles: estimate.corrections().len(),
+            relative_residual: relative(last),
+            converged: error <= max_error,
+            residuals: vec![last],
+            corrections: estimate.corrections().to_vec(),
+            error_estimate: Some(error),
         })
     }
 
@@ -396,6 +463,25 @@ pub fn convergence_factor(residuals: &[f64]) -> Option<f64> {
         .unwrap_or(residuals.len() - 1)
         .max(1);
     Some((residuals[end] / first).powf(1.0 / end as f64))
+}
+
+/// `max |u - previous|` in `f64`, then `previous = u`.
+fn max_change<T: Real>(u: &Image<T>, previous: &mut [T]) -> Result<f64> {
+    use rayon::prelude::*;
+    let now = u.read()?;
+    Ok(now
+        .par_chunks(1 << 14)
+        .zip(previous.par_chunks_mut(1 << 14))
+        .map(|(now, prev)| {
+            let mut change = 0.0f64;
+            for (&n, p) in now.iter().zip(prev) {
+                let (a, b): (f64, f64) = (n.into(), (*p).into());
+                change = change.max((a - b).abs());
+                *p = n;
+            }
+            change
+        })
+        .reduce(|| 0.0, f64::max))
 }
 
 /// `sqrt(Σ v² / n)` in `f64`.

@@ -216,3 +216,104 @@ fn the_graph_option_changes_nothing_off_cuda() {
         graph.solution().to_vec().expect("graph")
     );
 }
+
+/// A Neumann problem with large flat areas and sharp steps, as the
+/// log-luminance of such an image gives: `f = A v` for `v` a field of flat
+/// rectangles, rounded to `f32`, on a grid with odd sizes on several levels
+/// as real images have. Returned with its solution, solved in `f64` to
+/// round-off (the solution of the `f32` right-hand side, not `v`: rounding
+/// `f` moves the smoothest modes of the solution by up to about 1e-4).
+fn steps_problem(w: usize, h: usize) -> (Poisson<f32>, Vec<f64>) {
+    let mut v = vec![0.0f64; w * h];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..6 {
+        let (x0, y0) = (next(w), next(h));
+        let (x1, y1) = ((x0 + 1 + next(w / 3)).min(w), (y0 + 1 + next(h / 3)).min(h));
+        let value = next(1000) as f64 / 100.0 - 5.0;
+        for y in y0..y1 {
+            v[y * w + x0..y * w + x1].fill(value);
+        }
+    }
+    let levels = Poisson::<f32>::default_levels(w, h, Bc::Neumann);
+    let p = Poisson::<f32>::new(w, h, levels, Bc::Neumann, 1.0).expect("problem");
+    let exact = Poisson::<f64>::new(w, h, levels, Bc::Neumann, 1.0).expect("problem");
+    {
+        let (rhs, rhs64) = (p.rhs(), exact.rhs());
+        let (mut f, mut f64_) = (rhs.write().expect("rhs"), rhs64.write().expect("rhs"));
+        for y in 0..h {
+            for x in 0..w {
+                let c = v[y * w + x];
+                let inside = [(-1, 0), (1, 0), (0, -1), (0, 1)]
+                    .into_iter()
+                    .map(|(dx, dy)| (x as i64 + dx, y as i64 + dy))
+                    .filter(|&(nx, ny)| nx >= 0 && ny >= 0 && nx < w as i64 && ny < h as i64);
+                let sum: f64 = inside
+                    .map(|(nx, ny)| c - v[ny as usize * w + nx as usize])
+                    .sum();
+                f[y * w + x] = sum as f32;
+                f64_[y * w + x] = f64::from(sum as f32);
+            }
+        }
+    }
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    let r = exact
+        .solve(&Device::cpu(), &opts, 1e-13, 80)
+        .expect("solve");
+    assert!(r.converged, "{r:?}");
+    (p, exact.solution().to_vec().expect("u"))
+}
+
+fn max_error_from(p: &Poisson<f32>, exact: &[f64]) -> f64 {
+    let u = p.solution().to_vec().expect("u");
+    u.iter()
+        .zip(exact)
+        .map(|(&a, &b)| (f64::from(a) - b).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn the_error_rule_holds_where_a_residual_rule_passes_a_wrong_answer() {
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
+    let dev = Device::cpu();
+    for (w, h) in [(301, 155), (257, 129)] {
+        let (p, exact) = steps_problem(w, h);
+        // The residual relative to the right-hand side reaches 1e-3 while
+        // the solution is still visibly wrong (0.05 in a log-luminance is
+        // a 5 % change of brightness).
+        p.fmg(&dev, &opts, 1).expect("fmg");
+        let r = p.solve(&dev, &opts, 1e-3, 30).expect("solve");
+        let residual_rule_error = max_error_from(&p, &exact);
+        assert!(r.converged && residual_rule_error > 0.05, "{w}x{h}: {r:?}");
+        // The error rule reaches its tolerance, and the estimate is within
+        // the factor the module docs state.
+        p.fmg(&dev, &opts, 1).expect("fmg");
+        let r = p.solve_to_error(&dev, &opts, 1e-3, 30).expect("solve");
+        let error = max_error_from(&p, &exact);
+        let estimate = r.error_estimate.expect("estimate");
+        assert!(r.converged && estimate <= 1e-3, "{w}x{h}: {r:?}");
+        assert!(error <= 1e-3, "{w}x{h}: error {error}: {r:?}");
+        assert!(error <= 2.0 * estimate, "{w}x{h}: error {error}: {r:?}");
+    }
+}
+
+#[test]
+fn the_error_rule_runs_at_least_two_cycles_and_stops_at_its_limit() {
+    let dev = Device::cpu();
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+    let (p, _) = steps_problem(64, 40);
+    // The exact coarse solve on a grid this small: every cycle after the
+    // first changes (almost) nothing, but two still run.
+    let r = p.solve_to_error(&dev, &opts, 1.0, 30).expect("solve");
+    assert_eq!(r.cycles, stopping::MIN_CYCLES, "{r:?}");
+    // An unreachable tolerance in f32 ends at the cycle limit, unconverged.
+    let r = p.solve_to_error(&dev, &opts, 1e-12, 5).expect("solve");
+    assert_eq!((r.cycles, r.converged), (5, false), "{r:?}");
+    assert!(p.solve_to_error(&dev, &opts, 0.0, 5).is_err());
+    assert!(p.solve_to_error(&dev, &opts, 1e-3, 0).is_err());
+}

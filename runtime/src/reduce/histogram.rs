@@ -1,6 +1,6 @@
 //! Histograms (binning): how many pixels fall into each of equal bins.
 
-use super::with_rows;
+use super::{with_rows, Grouping};
 use crate::{Device, Error, Result};
 use hipacc_core::{Image, Pixel, Rect};
 
@@ -38,9 +38,11 @@ pub fn histogram<T: Pixel + Into<f64>>(
         )));
     }
     let scale = bins as f64 / (hi - lo);
+    // Counts are integers: any grouping gives the same histogram.
     with_rows(
         image,
         region,
+        Grouping::PerTask,
         || vec![0u64; bins],
         |mut counts, row| {
             for &p in row {

@@ -28,12 +28,26 @@ use rayon::prelude::*;
 /// Rows per parallel task: small images stay on one thread.
 const BAND_ROWS: usize = 16;
 
+/// How [`with_rows`] groups rows into accumulators.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grouping {
+    /// One accumulator per band of [`BAND_ROWS`] rows, combined pairwise in
+    /// a fixed tree: the same result on every run, as float sums need.
+    PerBand,
+    /// One accumulator per rayon task, combined in an order that depends
+    /// on scheduling: only for a `combine` whose result does not depend on
+    /// grouping (integer counts). A large accumulator (a histogram of many
+    /// bins) then costs far less to allocate and merge.
+    PerTask,
+}
+
 /// Folds the rows of `region` (or the whole image) of `image` into
-/// accumulators (one per band of rows, each starting at `identity()`) and
-/// combines those pairwise.
+/// accumulators (each starting at `identity()`, grouped as `grouping`
+/// says) and combines those.
 pub(crate) fn with_rows<T: Pixel, R: Send>(
     image: &Image<T>,
     region: Option<Rect>,
+    grouping: Grouping,
     identity: impl Fn() -> R + Sync + Send,
     fold: impl Fn(R, &[T]) -> R + Sync,
     combine: impl Fn(R, R) -> R + Sync + Send,
@@ -44,18 +58,21 @@ pub(crate) fn with_rows<T: Pixel, R: Send>(
     let w = image.width();
     let rows = &pixels[r.y * w..(r.y + r.height) * w];
     let cols = r.x..r.x + r.width;
-    let band = |chunk: &[T]| {
+    let fold_rows = |acc: R, chunk: &[T]| {
         chunk
             .chunks(w)
-            .fold(identity(), |acc, row| fold(acc, &row[cols.clone()]))
+            .fold(acc, |acc, row| fold(acc, &row[cols.clone()]))
     };
     if r.width * r.height < 64 * 1024 {
-        return Ok(band(rows));
+        return Ok(fold_rows(identity(), rows));
     }
-    Ok(rows
-        .par_chunks(w * BAND_ROWS)
-        .map(band)
-        .reduce(&identity, &combine))
+    let bands = rows.par_chunks(w * BAND_ROWS);
+    Ok(match grouping {
+        Grouping::PerBand => bands
+            .map(|band| fold_rows(identity(), band))
+            .reduce(&identity, &combine),
+        Grouping::PerTask => bands.fold(&identity, fold_rows).reduce(&identity, &combine),
+    })
 }
 
 /// The sum of the pixels of `region` (the whole image if `None`), in `f64`.
@@ -74,6 +91,7 @@ pub fn sum<T: Pixel + Into<f64>>(
     with_rows(
         image,
         region,
+        Grouping::PerBand,
         || 0.0,
         |acc, row| acc + row.iter().map(|&p| p.into()).sum::<f64>(),
         |a, b| a + b,
@@ -115,6 +133,7 @@ fn extreme<T: Pixel>(
     let found = with_rows(
         image,
         region,
+        Grouping::PerBand,
         || None,
         |acc, row| {
             let m = row.iter().copied().reduce(op);

@@ -1,0 +1,143 @@
+//! OpenEXR input: every channel layout a photographer meets, as linear
+//! Rec.709 RGBA.
+//!
+//! - [`header`]: the project's own header reader; it refuses deep data
+//!   ("deep data is not supported") and multi-part files ("multi-part files
+//!   are not supported") by their version flags, and checks the data
+//!   window's size before any pixel is decoded.
+//! - [`planes`]: flat files through the `exr` crate (scanline or tiled,
+//!   every compression the crate reads, half/float/uint samples).
+//! - [`subsampled`]: files with subsampled channels (luminance/chroma), read
+//!   by the project: scanline blocks with no compression, RLE, ZIPS or ZIP.
+//! - [`luma_chroma`]: `Y`/`RY`/`BY` back to RGB as OpenEXR's RGBA interface.
+//! - [`colour`]: the `chromaticities` attribute, converted to Rec.709.
+//! - [`testdata`]: writers of small OpenEXR files for tests.
+//!
+//! Channels are chosen as OpenEXR's RGBA interface does: `R`, `G`, `B` (a
+//! missing one reads as 0) and `A`; else `Y` with `RY`/`BY` (luminance and
+//! chroma) or `Y` alone (grey); a file with a single channel of any other
+//! name is grey too. Alpha is 1 where the file has no `A`.
+//!
+//! The image is the data window: every stored pixel, whatever the display
+//! window. A data window larger than or offset from the display window is
+//! normal (overscan, crops) and loads silently. A display window that does
+//! not overlap the data window at all would show nothing but background in
+//! a viewer; the stored pixels are still what the photographer wants
+//! tone-mapped, so they are loaded and a warning says so.
+
+pub mod colour;
+pub mod header;
+pub mod luma_chroma;
+pub mod planes;
+pub mod subsampled;
+pub mod testdata;
+
+use super::rgbe::{MAX_PIXELS, MAX_SIDE};
+use hipacc::core::{Image, Rgba};
+use planes::Plane;
+
+/// A decoded OpenEXR file.
+#[derive(Debug)]
+pub struct Decoded {
+    /// Linear Rec.709 RGBA, the data window's pixels.
+    pub image: Image<Rgba<f32>>,
+    /// Things the user should know that do not stop the load (one line each).
+    pub warnings: Vec<String>,
+}
+
+/// Decodes an OpenEXR file held in `bytes` (which start with the magic
+/// number). Every error is one line without the file's name.
+pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+    let header = header::parse(bytes, MAX_SIDE, MAX_PIXELS)?;
+    let subsampled = header
+        .channels
+        .iter()
+        .any(|c| c.x_sampling != 1 || c.y_sampling != 1);
+    let planes = if subsampled {
+        subsampled::read_subsampled(bytes, &header)?
+    } else {
+        planes::read_flat(bytes)?
+    };
+    let (w, h) = (
+        header.data_window.width() as usize,
+        header.data_window.height() as usize,
+    );
+    let chroma = header.chromaticities.unwrap_or(colour::REC709);
+    let (rgb, alpha) = assemble(&planes, w, h, &chroma)?;
+    let matrix = colour::to_rec709(&chroma)?;
+    let pixels: Vec<Rgba<f32>> = rgb
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let [r, g, b] = match &matrix {
+                None => p,
+                Some(m) => colour::apply(m, p.map(f64::from)).map(|v| v as f32),
+            };
+            Rgba::new(r, g, b, alpha.map_or(1.0, |a| a[i]))
+        })
+        .collect();
+    let image = Image::from_vec(w, h, pixels).map_err(|e| e.to_string())?;
+    let mut warnings = Vec::new();
+    if !header.display_window.overlaps(&header.data_window) {
+        warnings.push(format!(
+            "the display window {} does not overlap the data window {}: a viewer would show \
+             only background; tone-mapping all {w}x{h} stored pixels",
+            header.display_window, header.data_window
+        ));
+    }
+    Ok(Decoded { image, warnings })
+}
+
+/// RGB pixels (in the file's primaries) and the alpha plane, if any.
+type Channels<'a> = (Vec<[f32; 3]>, Option<&'a [f32]>);
+
+/// The RGB pixels (file primaries) and alpha, chosen from the channels as
+/// the module docs say.
+fn assemble<'a>(
+    planes: &'a [Plane],
+    w: usize,
+    h: usize,
+    chroma: &header::Chromaticities,
+) -> Result<Channels<'a>, String> {
+    let find = |name: &str| planes.iter().find(|p| p.name == name);
+    let full = |p: &Plane| -> Result<(), String> {
+        if p.width == w && p.height == h {
+            Ok(())
+        } else {
+            Err(format!(
+                "subsampled channel `{}` is not supported (only RY and BY may be subsampled)",
+                p.name
+            ))
+        }
+    };
+    let alpha = find("A")
+        .map(|a| full(a).map(|()| a.samples.as_slice()))
+        .transpose()?;
+    let colour: Vec<&Plane> = planes.iter().filter(|p| p.name != "A").collect();
+    let rgb = [find("R"), find("G"), find("B")];
+    if rgb.iter().any(Option::is_some) && colour.len() > 1 {
+        for p in rgb.iter().flatten() {
+            full(p)?;
+        }
+        let at = |p: Option<&Plane>, i: usize| p.map_or(0.0, |p| p.samples[i]);
+        let pixels = (0..w * h).map(|i| rgb.map(|p| at(p, i))).collect();
+        return Ok((pixels, alpha));
+    }
+    let (luma, chroma_pair) = match (find("Y"), find("RY"), find("BY")) {
+        (Some(y), Some(ry), Some(by)) => (y, Some((ry, by))),
+        (Some(y), _, _) => (y, None),
+        _ if colour.len() == 1 => (colour[0], None),
+        _ => {
+            let names: Vec<&str> = planes.iter().map(|p| p.name.as_str()).collect();
+            return Err(format!(
+                "no colour channels: the file has {} (expected R, G, B, or Y, or a single channel)",
+                names.join(", ")
+            ));
+        }
+    };
+    full(luma)?;
+    let yw = colour::luminance_weights(chroma)
+        .ok_or_else(|| "the chromaticities attribute gives no luminance weights".to_string())?;
+    let pixels = luma_chroma::to_rgb(luma, chroma_pair, yw.map(|v| v as f32))?;
+    Ok((pixels, alpha))
+}
