@@ -1,0 +1,299 @@
+//! Each stage of the pipeline against a host computation.
+
+use super::*;
+
+/// Pseudo-random positive RGB with a wide range.
+fn hdr_image(w: usize, h: usize) -> Image<Rgba<f32>> {
+    Image::from_fn(w, h, |x, y| {
+        let k = (x * 31 + y * 17) as f32;
+        let v = (0.37 * k).sin().abs() * 1000.0 + 0.01;
+        Rgba::new(v, 0.5 * v + 0.1, 0.25 * v + 0.2, 1.0)
+    })
+    .expect("image")
+}
+
+fn close(a: &[f32], b: &[f32], tol: f32) {
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tol * (1.0 + y.abs()),
+            "pixel {i}: {x} vs {y}"
+        );
+    }
+}
+
+fn clamp_at(v: &[f32], w: usize, h: usize, x: i64, y: i64) -> f32 {
+    let x = x.clamp(0, w as i64 - 1) as usize;
+    let y = y.clamp(0, h as i64 - 1) as usize;
+    v[y * w + x]
+}
+
+#[test]
+fn each_stage_matches_a_host_computation() {
+    let dev = Device::cpu();
+    let (w, h) = (13, 9);
+    let input = hdr_image(w, h);
+    let rgb = input.to_vec().expect("pixels");
+    let run = |k: &dyn Fn(&Image<f32>) -> Result<()>, ow, oh| {
+        let out = Image::<f32>::new(ow, oh).expect("out");
+        k(&out).expect("kernel");
+        out.to_vec().expect("out")
+    };
+    // Luminance and log luminance.
+    let y = Image::<f32>::new(w, h).expect("y");
+    Luminance {
+        rgb: Accessor::new(&input),
+        scale: 1.0,
+    }
+    .execute(&dev, &IterationSpace::full(&y))
+    .expect("lum");
+    let want_y: Vec<f32> = rgb
+        .iter()
+        .map(|p| 0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b)
+        .collect();
+    close(&y.to_vec().expect("y"), &want_y, 1e-6);
+    let (lo, hi) = (
+        want_y.iter().copied().fold(f32::MAX, f32::min),
+        want_y.iter().copied().fold(f32::MIN, f32::max),
+    );
+    let hv = run(
+        &|o| {
+            LogLuminance {
+                y: Accessor::new(&y),
+                lo,
+                scale: 100.0 / (hi - lo),
+            }
+            .execute(&dev, &IterationSpace::full(o))
+        },
+        w,
+        h,
+    );
+    let want_h: Vec<f32> = want_y
+        .iter()
+        .map(|v| (100.0 * (v - lo) / (hi - lo) + 1e-4).ln())
+        .collect();
+    close(&hv, &want_h, 1e-5);
+    let himg = Image::from_vec(w, h, want_h.clone()).expect("h");
+    // Blur [1 2 1]/4 then 2x2 mean, clamped.
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let dec = run(
+        &|o| {
+            Decimate {
+                fine: clamped(&himg),
+            }
+            .execute(&dev, &IterationSpace::full(o))
+        },
+        cw,
+        ch,
+    );
+    let blur = |x: i64, y: i64| {
+        let mut s = 0.0;
+        for (j, wy) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+            for (i, wx) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                s += wx * wy * clamp_at(&want_h, w, h, x + i, y + j);
+            }
+        }
+        s / 16.0
+    };
+    let mut want_dec = Vec::new();
+    for yc in 0..ch as i64 {
+        for xc in 0..cw as i64 {
+            // Past an odd edge the blur reads clamped pixels.
+            want_dec.push(
+                0.25 * (blur(2 * xc, 2 * yc)
+                    + blur(2 * xc + 1, 2 * yc)
+                    + blur(2 * xc, 2 * yc + 1)
+                    + blur(2 * xc + 1, 2 * yc + 1)),
+            );
+        }
+    }
+    close(&dec, &want_dec, 1e-5);
+    // Gradient magnitude at level 1 (divider 4).
+    let gm = run(
+        &|o| {
+            GradientMagnitude {
+                h: clamped(&himg),
+                inv_divider: 0.25,
+            }
+            .execute(&dev, &IterationSpace::full(o))
+        },
+        w,
+        h,
+    );
+    let mut want_g = Vec::new();
+    for yy in 0..h as i64 {
+        for xx in 0..w as i64 {
+            let gx =
+                (clamp_at(&want_h, w, h, xx + 1, yy) - clamp_at(&want_h, w, h, xx - 1, yy)) / 4.0;
+            let gy =
+                (clamp_at(&want_h, w, h, xx, yy + 1) - clamp_at(&want_h, w, h, xx, yy - 1)) / 4.0;
+            want_g.push((gx * gx + gy * gy).sqrt());
+        }
+    }
+    close(&gm, &want_g, 1e-5);
+    // Attenuation propagated from a coarse level, applied here.
+    let gimg = Image::from_vec(w, h, want_g.clone()).expect("g");
+    let coarse = Image::from_vec(cw, ch, want_dec.clone()).expect("c");
+    let (a, noise, beta) = (0.3f32, 0.002f32, 0.9f32);
+    let fi = run(
+        &|o| {
+            PropagateAttenuation {
+                coarse: clamped(&coarse),
+                grad: Accessor::new(&gimg),
+                a,
+                noise,
+                beta,
+                apply: 1,
+            }
+            .execute(&dev, &IterationSpace::full(o))
+        },
+        w,
+        h,
+    );
+    let mut want_fi = Vec::new();
+    for yy in 0..h as i64 {
+        for xx in 0..w as i64 {
+            let up = |x: i64, y: i64| {
+                let (x, y) = (x.clamp(0, w as i64 - 1), y.clamp(0, h as i64 - 1));
+                want_dec[(y / 2) as usize * cw + (x / 2) as usize]
+            };
+            let mut s = 0.0;
+            for (j, wy) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                for (i, wx) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                    s += wx * wy * up(xx + i, yy + j);
+                }
+            }
+            let g = want_g[yy as usize * w + xx as usize].max(1e-4);
+            want_fi.push(s / 16.0 * ((g + noise) / a).powf(beta - 1.0));
+        }
+    }
+    close(&fi, &want_fi, 1e-5);
+    // The right-hand side -div(∇H Φ).
+    let fimg = Image::from_vec(w, h, want_fi.clone()).expect("fi");
+    let div = run(
+        &|o| {
+            NegDivergence {
+                h: clamped(&himg),
+                fi: clamped(&fimg),
+            }
+            .execute(&dev, &IterationSpace::full(o))
+        },
+        w,
+        h,
+    );
+    let gx = |x: i64, y: i64| {
+        if x < 0 || x + 1 >= w as i64 {
+            return 0.0;
+        }
+        (clamp_at(&want_h, w, h, x + 1, y) - clamp_at(&want_h, w, h, x, y))
+            * 0.5
+            * (clamp_at(&want_fi, w, h, x + 1, y) + clamp_at(&want_fi, w, h, x, y))
+    };
+    let gy = |x: i64, y: i64| {
+        if y < 0 || y + 1 >= h as i64 {
+            return 0.0;
+        }
+        (clamp_at(&want_h, w, h, x, y + 1) - clamp_at(&want_h, w, h, x, y))
+            * 0.5
+            * (clamp_at(&want_fi, w, h, x, y + 1) + clamp_at(&want_fi, w, h, x, y))
+    };
+    let mut want_div = Vec::new();
+    for yy in 0..h as i64 {
+        for xx in 0..w as i64 {
+            want_div.push(-(gx(xx, yy) - gx(xx - 1, yy) + gy(xx, yy) - gy(xx, yy - 1)));
+        }
+    }
+    close(&div, &want_div, 1e-4);
+}
+
+#[test]
+fn the_colour_stage_matches_the_formula() {
+    let dev = Device::cpu();
+    let input = hdr_image(5, 4);
+    let rgb = input.to_vec().expect("rgb");
+    let y: Vec<f32> = rgb
+        .iter()
+        .map(|p| 0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b)
+        .collect();
+    let u: Vec<f32> = (0..20).map(|i| i as f32 * 0.1 - 1.0).collect();
+    let (yimg, uimg) = (
+        Image::from_vec(5, 4, y.clone()).expect("y"),
+        Image::from_vec(5, 4, u.clone()).expect("u"),
+    );
+    let out = Image::<Rgba<f32>>::new(5, 4).expect("out");
+    let (gamma, lo, hi, s) = (0.8f32, 0.6f32, 2.0f32, 0.8f32);
+    Colour {
+        rgb: Accessor::new(&input),
+        y: Accessor::new(&yimg),
+        u: Accessor::new(&uimg),
+        gamma,
+        lo,
+        inv_range: 1.0 / (hi - lo),
+        saturation: s,
+        inv_display_gamma: 1.0 / 2.2,
+        encode: 1,
+        srgb: 0,
+        scale: 1.0,
+    }
+    .execute(&dev, &IterationSpace::full(&out))
+    .expect("colour");
+    let got = out.to_vec().expect("out");
+    for i in 0..20 {
+        let l = (((gamma * u[i]).exp() - lo) / (hi - lo)).max(0.0);
+        let enc = |c: f32| ((c / y[i]).powf(s) * l).clamp(0.0, 1.0).powf(1.0 / 2.2);
+        close(
+            &[got[i].r, got[i].g, got[i].b],
+            &[enc(rgb[i].r), enc(rgb[i].g), enc(rgb[i].b)],
+            1e-5,
+        );
+    }
+}
+
+#[test]
+fn the_solve_reaches_its_tolerance_and_the_output_keeps_the_size() {
+    let dev = Device::cpu();
+    for (w, h) in [(1, 1), (2, 3), (37, 21), (96, 64)] {
+        let params = Params::default();
+        let (out, report) = tone_map(
+            &dev,
+            &hdr_image(w, h),
+            &params,
+            Encoding::Gamma(2.2),
+            &|_| {},
+        )
+        .expect("tone map");
+        assert_eq!((out.width(), out.height()), (w, h));
+        assert!(
+            report.converged && report.error_estimate <= params.tol,
+            "{w}x{h}: {report:?}"
+        );
+        let px = out.to_vec().expect("out");
+        assert!(
+            px.iter()
+                .all(|p| [p.r, p.g, p.b].iter().all(|c| (0.0..=1.0).contains(c))),
+            "{w}x{h}"
+        );
+    }
+}
+
+#[test]
+fn percentiles_match_sorting() {
+    let dev = Device::cpu();
+    let v: Vec<f32> = (0..1000)
+        .map(|i| ((i * 7919) % 1000) as f32 * 0.01 - 3.0)
+        .collect();
+    let img = Image::from_vec(40, 25, v.clone()).expect("img");
+    let (lo, hi) = percentiles(&dev, &img, 1.0, 5.0).expect("percentiles");
+    let mut s = v.clone();
+    s.sort_by(f32::total_cmp);
+    assert!((lo - s[10]).abs() < 1e-3, "{lo} vs {}", s[10]);
+    assert!((hi - s[950]).abs() < 1e-3, "{hi} vs {}", s[950]);
+}
+
+#[test]
+fn pyramid_levels_follow_the_short_side() {
+    assert_eq!(pyramid_levels(512, 768), 7);
+    assert_eq!(pyramid_levels(7, 100), 1);
+    assert_eq!(pyramid_levels(1, 1), 1);
+    assert_eq!(pyramid_levels(16, 16), 2);
+}
