@@ -2,20 +2,10 @@
 //! every kind of bad input (clear one-line error, non-zero exit, no output
 //! file left behind).
 
+mod cli_support;
+
+use cli_support::run;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hdr-compress"))
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn hdr-compress")
-}
 
 /// A colour PFM (`PF`, little-endian, rows bottom to top).
 fn write_pfm(path: &Path, w: usize, h: usize, pixel: impl Fn(usize, usize) -> [f32; 3]) {

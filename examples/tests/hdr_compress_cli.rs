@@ -2,21 +2,12 @@
 //! mode, standard output, flags with negative values, `--help`, and
 //! signals while writing. Every input is generated here.
 
+mod cli_support;
+
+use cli_support::{bin, run};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hdr-compress"))
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    bin()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn hdr-compress")
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -63,10 +54,9 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Fails with one line on stderr containing `expect`, a non-zero exit and
-/// no file created or changed.
-fn refused(args: &[&str], dir: &Path, expect: &str) {
-    let before: Vec<(PathBuf, Vec<u8>)> = files_in(dir)
+/// Every file of `dir` with its bytes (directories with none).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_in(dir)
         .into_iter()
         .map(|p| {
             let bytes = if p.is_file() {
@@ -76,24 +66,20 @@ fn refused(args: &[&str], dir: &Path, expect: &str) {
             };
             (p, bytes)
         })
-        .collect();
+        .collect()
+}
+
+/// Fails with one line on stderr containing `expect`, a non-zero exit and
+/// no file created or changed.
+fn refused(args: &[&str], dir: &Path, expect: &str) {
+    let before = snapshot(dir);
     let out = run(args, dir);
     let err = stderr(&out);
     assert!(!out.status.success(), "{args:?} succeeded");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     assert!(err.contains(expect), "{args:?}: `{err}` lacks `{expect}`");
     assert!(!err.contains("panicked"), "{err}");
-    let after: Vec<(PathBuf, Vec<u8>)> = files_in(dir)
-        .into_iter()
-        .map(|p| {
-            let bytes = if p.is_file() {
-                std::fs::read(&p).expect("read")
-            } else {
-                vec![]
-            };
-            (p, bytes)
-        })
-        .collect();
+    let after = snapshot(dir);
     assert!(before == after, "{args:?} created or changed a file");
 }
 
