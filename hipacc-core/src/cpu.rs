@@ -27,6 +27,12 @@ use crate::image::ReadGuard;
 use crate::interpolate;
 use crate::{Accessor, Boundary, Domain, Interpolation, Mask, Pixel, Rect, Result};
 
+mod offset;
+mod param;
+
+pub use offset::{pixel_offset, PixelOffset};
+pub use param::{param_value, ParamValue};
+
 /// Which axes of a read may leave the image, and so get the boundary
 /// condition; the other axes are known inside.
 pub trait ReadMode: 'static {
@@ -65,6 +71,12 @@ impl ReadMode for Border {
 }
 
 /// A field that `self.field.at(dx, dy)` reads in a CPU kernel body.
+#[diagnostic::on_unimplemented(
+    message = "only `Accessor` and `Mask` fields are read with `.at(dx, dy)` or `self.field()`",
+    label = "not an accessor or a mask",
+    note = "scalar parameters are read as `self.name`; a `Domain` only selects the positions \
+            of `reduce` and `iterate`"
+)]
 pub trait CpuRead {
     /// The value read.
     type Out;
@@ -180,6 +192,12 @@ impl<const W: usize, const H: usize> WindowShape for FullShape<W, H> {
 /// backend): where `S::W > 0`, each window of run-time size is `S::W x
 /// S::H` and, for a domain, full. The unchecked reads of the body rely on
 /// it, as they rely on the interior.
+#[diagnostic::on_unimplemented(
+    message = "the window of `reduce`, `convolve` and `iterate` is a `Mask` or `Domain` field",
+    label = "not a mask or a domain",
+    note = "the closure reads accessors at the window's offsets: \
+            `reduce(&self.domain, Sum, |dx, dy| self.input.at(dx, dy))`"
+)]
 pub trait CpuWindow {
     /// Combines `f(dx, dy)` over the window with `op`, starting from the value
     /// at the first position.
