@@ -16,6 +16,7 @@
 use crate::diag::Diag;
 use crate::paths::{parse_crate_value, Paths};
 use crate::types::{self, FieldKind, PIXELS_TEXT, SCALARS_TEXT};
+use crate::window_size::check_mask_size;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, Ident, Type};
@@ -41,15 +42,26 @@ pub(crate) fn derive_kernel_impl(input: TokenStream) -> syn::Result<TokenStream>
     check_generics(&input, &mut diag);
     let fields = named_fields(&input, &mut diag);
     let output = check_output(&input, attr.output.as_ref(), &mut diag);
+    // A wrong mask size does not keep the impl from being emitted, so that
+    // its error does not cascade into "`KernelFields` not implemented".
+    let (mut size_diag, mut size_checks) = (Diag::new(), TokenStream::new());
     for f in &fields {
         check_field(f, &mut diag);
+        size_checks.extend(check_mask_size(f.name, f.ty, &mut size_diag));
     }
-    diag.finish()?;
+    let size_errors = size_diag.finish().err();
+    if let Err(mut e) = diag.finish() {
+        e.extend(size_errors);
+        return Err(e);
+    }
+    size_checks.extend(size_errors.map(|e| e.to_compile_error()));
     let Some(output) = output else {
         unreachable!("bug: no output type yet no error reported");
     };
     let paths = Paths::new(attr.crate_path.as_ref());
-    Ok(emit(&input, output, &fields, &paths))
+    let mut tokens = emit(&input, output, &fields, &paths);
+    tokens.extend(size_checks);
+    Ok(tokens)
 }
 
 /// Reads `#[kernel(output = T, crate = path)]`, reporting unknown keys.

@@ -26,7 +26,7 @@
 use crate::affine::{affine, Affine, Position};
 use crate::body::{Block, Expr, LetType, Stmt};
 use crate::paths::Paths;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use std::cell::RefCell;
 
@@ -150,13 +150,30 @@ impl<'p> Cpu<'p> {
                 ];
                 let body = self.scoped(&bound, || self.block(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
-                quote!(#window_trait::for_each::<__S>(&__v.#window, |#dx: i32, #dy: i32| #body);)
+                let call = located(window.span(), quote!(#window_trait::for_each::<__S>));
+                let window = field_ref(window);
+                quote!(#call(#window, |#dx: i32, #dy: i32| #body);)
             }
             Stmt::Expr(e) => {
                 let e = self.expr(e);
                 quote!(#e;)
             }
         }
+    }
+
+    /// `pixel_offset(e)`, located at the user's offset so that a type
+    /// error names the offset.
+    fn offset(&self, e: &Expr) -> TokenStream {
+        let tokens = self.expr(e);
+        let span = tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span());
+        let offset = located(span, self.paths.pixel_offset());
+        let mut args = Group::new(Delimiter::Parenthesis, tokens);
+        args.set_span(span.resolved_at(Span::call_site()));
+        quote!(#offset #args)
     }
 
     fn let_type(&self, t: &LetType) -> TokenStream {
@@ -174,17 +191,32 @@ impl<'p> Cpu<'p> {
             Expr::Int { lit, .. } | Expr::Float { lit, .. } => lit.clone(),
             Expr::Bool(b) => quote!(#b),
             Expr::Local(name) => quote!(#name),
-            Expr::Field(name) => quote!(__v.#name),
+            Expr::Field(name) => {
+                let param = located(name.span(), self.paths.param_value());
+                let mut arg = Group::new(Delimiter::Parenthesis, field_ref(name));
+                arg.set_span(name.span().resolved_at(Span::call_site()));
+                quote!(#param #arg)
+            }
             Expr::At { field, dx, dy } => {
                 let read = self.paths.cpu_read();
                 let column = self.affine(dx).and_then(Affine::column);
                 let row = self.affine(dy).and_then(Affine::row);
-                let (dx, dy) = (self.expr(dx), self.expr(dy));
-                let column = position(column, &dx, quote!((__x as i32)));
-                let row = position(row, &dy, quote!((__y as i32)));
-                quote_spanned!(field.span()=>
-                    #read::read_in::<__M, __S>(&__v.#field, __x, __y, #dx, #dy, #column, #row)
-                )
+                // Each offset is computed once, into a local the body cannot
+                // name, through `pixel_offset`, whose bound reports a
+                // non-`i32` offset at the user's expression.
+                let names = ["__dx", "__dy"].map(|n| Ident::new(n, Span::mixed_site()));
+                let [dx_name, dy_name] = &names;
+                let (dx, dy) = (self.offset(dx), self.offset(dy));
+                let column = position(column, &quote!(#dx_name), quote!((__x as i32)));
+                let row = position(row, &quote!(#dy_name), quote!((__y as i32)));
+                let call = located(field.span(), quote!(#read::read_in::<__M, __S>));
+                let view = field_ref(field);
+                // In parentheses: a block first in a statement would end it.
+                quote_spanned!(field.span()=> ({
+                    let #dx_name: i32 = #dx;
+                    let #dy_name: i32 = #dy;
+                    #call(#view, __x, __y, #dx_name, #dy_name, #column, #row)
+                }))
             }
             Expr::X(span) => quote_spanned!(*span=> (__x as i32)),
             Expr::Y(span) => quote_spanned!(*span=> (__y as i32)),
@@ -251,9 +283,11 @@ impl<'p> Cpu<'p> {
                 ];
                 let body = self.scoped(&bound, || self.expr(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
+                let call = located(window.span(), quote!(#window_trait::reduce::<__S, _>));
+                let window = field_ref(window);
                 quote_spanned! {*span=>
-                    #window_trait::reduce::<__S, _>(
-                        &__v.#window,
+                    #call(
+                        #window,
                         |#dx: i32, #dy: i32| #body,
                         |__a, __b| #reducible::#combine(__a, __b),
                     )
@@ -262,6 +296,33 @@ impl<'p> Cpu<'p> {
             Expr::Invalid => unreachable!("bug: emitting a body that has errors"),
         }
     }
+}
+
+/// `&__v.name`: the view of field `name`, located at the user's `name` so
+/// that rustc's errors about the field point there.
+fn field_ref(name: &syn::Ident) -> TokenStream {
+    let views = located(name.span(), quote!(&__v.));
+    quote!(#views #name)
+}
+
+/// The macro's own `tokens`, every one located at `span` and resolved
+/// where the macro's tokens resolve.
+fn located(span: Span, tokens: TokenStream) -> TokenStream {
+    let here = span.resolved_at(Span::call_site());
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), located(span, g.stream()));
+                inner.set_span(here);
+                TokenTree::Group(inner)
+            }
+            mut t => {
+                t.set_span(here);
+                t
+            }
+        })
+        .collect()
 }
 
 /// `Some((a, b, k, q))` for a read position `a·p + b + k·(p / q)` along an

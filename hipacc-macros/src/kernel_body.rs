@@ -34,6 +34,7 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
     let mut diag = Diag::new();
     check_impl(&imp, &mut diag);
     let method = kernel_method(&imp, &mut diag);
+    let attrs = method.map(|m| method_attrs(m, &mut diag));
     let body = method.map(|m| {
         check_signature(m, &mut diag);
         let body = body::convert(&m.block, &mut diag);
@@ -46,7 +47,7 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
         body
     });
     diag.finish()?;
-    let (Some(method), Some(body)) = (method, body) else {
+    let (Some(method), Some(body), Some(attrs)) = (method, body, attrs) else {
         unreachable!("bug: no kernel method yet no error reported");
     };
     let syn::ReturnType::Type(_, ret) = &method.sig.output else {
@@ -64,7 +65,16 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
     // `macro_rules!` fragment.
     let out_span = ret.span().resolved_at(proc_macro2::Span::call_site());
     let out = quote_spanned!(out_span=> __out);
+    let impl_attrs = &imp.attrs;
+    let MethodAttrs {
+        lints,
+        docs,
+        inline,
+    } = attrs;
+    let inline = inline.unwrap_or_else(|| quote!(#[inline(always)]));
     Ok(quote! {
+        #(#impl_attrs)*
+        #(#docs)*
         impl #kernel_body for #self_ty {
             fn surface() -> &'static #sblock {
                 static SURFACE: ::std::sync::OnceLock<#sblock> = ::std::sync::OnceLock::new();
@@ -81,8 +91,9 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
                 unsafe { Self::cpu_pixel_in::<__M, #any_shape>(__v, __x, __y) }
             }
 
-            #[inline(always)]
+            #inline
             #[allow(unused_unsafe, unused_parens)]
+            #(#lints)*
             unsafe fn cpu_pixel_in<__M: #read_mode, __S: #window_shape>(
                 __v: &Self::CpuViews<'_>,
                 __x: isize,
@@ -96,6 +107,47 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
             }
         }
     })
+}
+
+/// The attributes of `fn kernel`, by where they go in the generated impl.
+struct MethodAttrs<'a> {
+    /// Lint levels (`allow`, `warn`, ...): on the function holding the body.
+    lints: Vec<&'a syn::Attribute>,
+    /// Documentation: on the impl, which rustdoc shows.
+    docs: Vec<&'a syn::Attribute>,
+    /// `#[inline(..)]`: replaces the default `#[inline(always)]` of the
+    /// function holding the body.
+    inline: Option<TokenStream>,
+}
+
+/// Sorts the attributes of `fn kernel`; any other attribute is an error.
+fn method_attrs<'a>(m: &'a ImplItemFn, diag: &mut Diag) -> MethodAttrs<'a> {
+    let mut out = MethodAttrs {
+        lints: Vec::new(),
+        docs: Vec::new(),
+        inline: None,
+    };
+    for attr in &m.attrs {
+        let path = attr.path();
+        if ["allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|lint| path.is_ident(lint))
+        {
+            out.lints.push(attr);
+        } else if path.is_ident("doc") {
+            out.docs.push(attr);
+        } else if path.is_ident("inline") && out.inline.is_none() {
+            out.inline = Some(quote!(#attr));
+        } else {
+            diag.error(
+                attr,
+                "attributes on `fn kernel` are lint levels (`#[allow(..)]`, `#[warn(..)]`, \
+                 `#[deny(..)]`, `#[forbid(..)]`, `#[expect(..)]`), documentation and one \
+                 `#[inline(..)]`; put others on the impl",
+            );
+        }
+    }
+    out
 }
 
 /// An impl of `KernelBody` that only satisfies the type checker, emitted
@@ -113,7 +165,9 @@ pub(crate) fn fallback_impl(attr: TokenStream, item: &TokenStream) -> TokenStrea
     let self_ty = &imp.self_ty;
     let (kernel_body, read_mode) = (paths.kernel_body(), paths.read_mode());
     let sblock = paths.surface("SBlock");
+    let attrs = &imp.attrs;
     quote! {
+        #(#attrs)*
         impl #kernel_body for #self_ty {
             fn surface() -> &'static #sblock {
                 ::core::unreachable!("the kernel body did not compile")

@@ -23,6 +23,7 @@ mod emit_surface;
 mod kernel_body;
 mod paths;
 mod types;
+mod window_size;
 
 use proc_macro::TokenStream;
 

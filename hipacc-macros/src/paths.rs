@@ -76,6 +76,16 @@ impl Paths {
         self.item(quote!(cpu::CpuRead))
     }
 
+    /// `cpu::pixel_offset`.
+    pub(crate) fn pixel_offset(&self) -> TokenStream {
+        self.item(quote!(cpu::pixel_offset))
+    }
+
+    /// `cpu::param_value`.
+    pub(crate) fn param_value(&self) -> TokenStream {
+        self.item(quote!(cpu::param_value))
+    }
+
     /// `cpu::CpuWindow`.
     pub(crate) fn cpu_window(&self) -> TokenStream {
         self.item(quote!(cpu::CpuWindow))

@@ -134,6 +134,19 @@ fn mask_type_argument(args: &PathArguments) -> Option<&Type> {
     }
 }
 
+/// The `W, H` arguments of `Mask<T, W, H>`, if `ty` is a mask with its size
+/// in the type.
+pub(crate) fn mask_size(ty: &Type) -> Option<[&GenericArgument; 2]> {
+    let (name, args) = last_segment(ty)?;
+    let PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    match (name.as_str(), a.args.iter().collect::<Vec<_>>().as_slice()) {
+        ("Mask", [_, w, h]) => Some([*w, *h]),
+        _ => None,
+    }
+}
+
 /// A const generic argument: `5`, `{ N }` or a constant's name.
 fn is_const_argument(arg: &GenericArgument) -> bool {
     match arg {

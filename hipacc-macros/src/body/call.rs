@@ -158,10 +158,13 @@ impl Converter<'_> {
                 );
                 return Expr::Invalid;
             }
+            let (dx, dy) = (self.expr(&m.args[0]), self.expr(&m.args[1]));
+            self.check_offset(&m.args[0], &dx);
+            self.check_offset(&m.args[1], &dy);
             return Expr::At {
                 field: field.clone(),
-                dx: Box::new(self.expr(&m.args[0])),
-                dy: Box::new(self.expr(&m.args[1])),
+                dx: Box::new(dx),
+                dy: Box::new(dy),
             };
         }
         let Some(&(_, arity)) = MATH_METHODS.iter().find(|(n, _)| name == n) else {
@@ -198,8 +201,8 @@ impl Converter<'_> {
             return Expr::Invalid;
         };
         self.push_scope();
-        self.declare(&dx.name);
-        self.declare(&dy.name);
+        self.declare(&dx.name, Some("i32"));
+        self.declare(&dy.name, Some("i32"));
         let body = self.expr(&closure.body);
         self.pop_scope();
         Expr::Reduce {
@@ -223,8 +226,8 @@ impl Converter<'_> {
             return Stmt::Expr(Expr::Invalid);
         };
         self.push_scope();
-        self.declare(&dx.name);
-        self.declare(&dy.name);
+        self.declare(&dx.name, Some("i32"));
+        self.declare(&dy.name, Some("i32"));
         let body = match &*closure.body {
             syn::Expr::Block(b) if b.label.is_none() => self.block(&b.block),
             other => Block {

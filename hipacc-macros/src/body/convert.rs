@@ -4,6 +4,7 @@
 //! [`call`](super::call), the messages for rejected constructs in
 //! [`reject`](super::reject).
 
+use super::offset::SeenType;
 use super::{reject, BinOp, Expr};
 use crate::diag::Diag;
 use crate::types;
@@ -13,8 +14,9 @@ use syn::{Lit, Member};
 /// Walks a body, collecting errors in `diag` and tracking local scopes.
 pub(crate) struct Converter<'d> {
     pub(super) diag: &'d mut Diag,
-    /// Local names in scope, innermost scope last.
-    scopes: Vec<Vec<String>>,
+    /// Local names in scope with their type where it is seen, innermost
+    /// scope last.
+    scopes: Vec<Vec<(String, Option<SeenType>)>>,
 }
 
 impl<'d> Converter<'d> {
@@ -36,17 +38,23 @@ impl<'d> Converter<'d> {
         self.scopes.pop();
     }
 
-    /// Declares a local in the innermost scope.
-    pub(super) fn declare(&mut self, name: &str) {
+    /// Declares a local in the innermost scope, with its type if seen.
+    pub(super) fn declare(&mut self, name: &str, ty: Option<SeenType>) {
         match self.scopes.last_mut() {
-            Some(s) => s.push(name.to_string()),
+            Some(s) => s.push((name.to_string(), ty)),
             None => unreachable!("bug: local declared outside any scope"),
         }
     }
 
     /// Whether `name` is a local in scope.
     pub(super) fn is_local(&self, name: &str) -> bool {
-        self.scopes.iter().flatten().any(|n| n == name)
+        self.scopes.iter().flatten().any(|(n, _)| n == name)
+    }
+
+    /// The seen type of the local `name` (the innermost one of that name).
+    pub(super) fn local_type(&self, name: &str) -> Option<SeenType> {
+        let mut locals = self.scopes.iter().flatten().rev();
+        locals.find(|(n, _)| n == name).and_then(|(_, t)| *t)
     }
 
     /// Converts a value expression.

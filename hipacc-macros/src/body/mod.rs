@@ -10,6 +10,7 @@
 
 mod call;
 mod convert;
+mod offset;
 mod reject;
 mod stmt;
 

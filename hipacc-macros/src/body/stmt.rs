@@ -85,7 +85,16 @@ impl Converter<'_> {
         };
         match pat {
             syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-                self.declare(&i.ident.to_string());
+                let seen = match &ty {
+                    Some(t) if t.vector => Some("Rgba"),
+                    Some(t) => types::SCALARS
+                        .iter()
+                        .chain(&["bool"])
+                        .copied()
+                        .find(|s| t.scalar == s),
+                    None => self.seen_type(&init),
+                };
+                self.declare(&i.ident.to_string(), seen);
                 Stmt::Let {
                     name: i.ident.clone(),
                     mutable: i.mutability.is_some(),
@@ -104,7 +113,7 @@ impl Converter<'_> {
                 if let syn::Pat::Tuple(t) = other {
                     for p in &t.elems {
                         if let syn::Pat::Ident(i) = p {
-                            self.declare(&i.ident.to_string());
+                            self.declare(&i.ident.to_string(), None);
                         }
                     }
                 }
@@ -231,7 +240,7 @@ impl Converter<'_> {
         };
         self.push_scope();
         if let Some(v) = &var {
-            self.declare(&v.name);
+            self.declare(&v.name, Some("i32"));
         }
         let body = self.block(&f.body);
         self.pop_scope();

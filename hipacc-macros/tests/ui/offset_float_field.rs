@@ -1,0 +1,17 @@
+use hipacc_core::{kernel_body, Accessor, Kernel};
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct K {
+    input: Accessor<f32>,
+    shift: f32,
+}
+
+#[kernel_body]
+impl K {
+    fn kernel(&self) -> f32 {
+        self.input.at(self.shift, 0)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use hipacc_core::{kernel_body, Accessor, Kernel};
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct K {
+    input: Accessor<f32>,
+    level: i32,
+}
+
+#[kernel_body]
+impl K {
+    fn kernel(&self) -> f32 {
+        self.level
+    }
+}
+
+fn main() {}
