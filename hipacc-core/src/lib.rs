@@ -41,9 +41,18 @@ pub use pixel::{LaneScalar, Pixel, Reducible, Rgba};
 pub use rect::Rect;
 pub use space::IterationSpace;
 
-/// Names a kernel body uses unqualified: `reduce`, `convolve`, `iterate`,
-/// `x`, `y` and the reduction operators. These functions exist so that the
-/// body is valid Rust for IDEs; `#[kernel_body]` rewrites every call to them.
+/// The reduction operators a kernel body names: `Sum`, `Min`, `Max` and
+/// `Prod`, the second argument of `reduce` and `convolve`.
+///
+/// `reduce`, `convolve`, `iterate`, `x()` and `y()` are not items: inside a
+/// body, `#[kernel_body]` recognises them by name and compiles them for
+/// every backend, so they need no import (and exist nowhere else).
+///
+/// ```
+/// use hipacc_core::dsl::*;
+/// use hipacc_core::ReduceOp;
+/// assert_eq!([Sum, Min, Max, Prod], [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::Prod]);
+/// ```
 pub mod dsl {
     pub use crate::ir::ReduceOp::{Max, Min, Prod, Sum};
 }

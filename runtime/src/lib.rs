@@ -1,4 +1,5 @@
 #![doc = include_str!("../../README.md")]
+#![doc = include_str!("guide.md")]
 #![warn(missing_docs)]
 
 extern crate self as hipacc;
@@ -35,7 +36,7 @@ pub use traverse::{traverse, Traversal};
 
 /// Everything a kernel author needs: `use hipacc::prelude::*;`.
 pub mod prelude {
-    pub use crate::{traverse, Device, Execute, Pyramid};
+    pub use crate::{reduce, traverse, Device, Execute, Pyramid};
     pub use hipacc_core::dsl::*;
     pub use hipacc_core::{
         kernel_body, Accessor, Boundary, Domain, Image, Interpolation, IterationSpace, Kernel,
