@@ -28,6 +28,12 @@ pub trait Pixel:
 /// Integer `sum`/`prod` wrap on overflow, as the GPU backends do. `min`/`max`
 /// of floats return the other operand when one is NaN (C's `fmin`/`fmax`).
 /// Vectors apply each lane-wise.
+#[diagnostic::on_unimplemented(
+    message = "`reduce` and `convolve` combine pixel values (numbers or `Rgba`), not `{Self}`",
+    label = "the closure's value is a `{Self}`",
+    note = "to count or test positions, reduce numbers: `if cond {{ 1 }} else {{ 0 }}` with `Sum` \
+            or `Max`"
+)]
 pub trait Reducible: Copy {
     /// `a + b`.
     fn r_sum(self, other: Self) -> Self;

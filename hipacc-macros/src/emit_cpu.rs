@@ -192,10 +192,14 @@ impl<'p> Cpu<'p> {
             Expr::Bool(b) => quote!(#b),
             Expr::Local(name) => quote!(#name),
             Expr::Field(name) => {
-                let param = located(name.span(), self.paths.param_value());
-                let mut arg = Group::new(Delimiter::Parenthesis, field_ref(name));
-                arg.set_span(name.span().resolved_at(Span::call_site()));
-                quote!(#param #arg)
+                // Bound to a local first, so that the parameter's type comes
+                // from the field alone: a mismatch is then reported as the
+                // field's, not as `param_value`'s argument.
+                let (param, view) = (self.paths.param_value(), field_ref(name));
+                let block = located(name.span(), quote!({ let __p = #param(#view); __p }));
+                let mut paren = Group::new(Delimiter::Parenthesis, block);
+                paren.set_span(name.span().resolved_at(Span::call_site()));
+                quote!(#paren)
             }
             Expr::At { field, dx, dy } => {
                 let read = self.paths.cpu_read();
@@ -283,14 +287,13 @@ impl<'p> Cpu<'p> {
                 ];
                 let body = self.scoped(&bound, || self.expr(body));
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
-                let call = located(window.span(), quote!(#window_trait::reduce::<__S, _>));
+                // Located at `reduce`: a value of the wrong type is the
+                // reduction's, not the window's.
+                let call = located(*span, quote!(#window_trait::reduce::<__S, _>));
+                let combine = located(*span, quote!(|__a, __b| #reducible::#combine(__a, __b)));
                 let window = field_ref(window);
                 quote_spanned! {*span=>
-                    #call(
-                        #window,
-                        |#dx: i32, #dy: i32| #body,
-                        |__a, __b| #reducible::#combine(__a, __b),
-                    )
+                    #call(#window, |#dx: i32, #dy: i32| #body, #combine)
                 }
             }
             Expr::Invalid => unreachable!("bug: emitting a body that has errors"),
