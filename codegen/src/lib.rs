@@ -58,5 +58,6 @@ pub use emit::{
     Program,
 };
 pub use error::{Error, Result};
-pub use passes::footprint::{footprints, Footprint};
+pub use hipacc_core::ir::footprint::Footprint;
+pub use passes::reach::footprints;
 pub use regions::RegionStarts;

@@ -533,6 +533,55 @@ pub(crate) fn branches() -> Kernel {
     )
 }
 
+/// The output coordinate `x()` or `y()`.
+fn coord(y: bool) -> Expr {
+    Expr::new(Type::I32, if y { ExprKind::Y } else { ExprKind::X })
+}
+
+/// A 2:1 restriction: the mean of `fine.at(x() + i, y() + j)` for `i, j`
+/// in `0..2`, which reads the fine grid at `2x + i, 2y + j`.
+pub(crate) fn restriction() -> Kernel {
+    let f = Type::F32;
+    let tap = |i: i64, j: i64| {
+        let dx = bin(BinaryOp::Add, coord(false), int(i));
+        let dy = bin(BinaryOp::Add, coord(true), int(j));
+        read(0, f, dx, dy)
+    };
+    let sum = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Add, tap(0, 0), tap(1, 0)),
+        bin(BinaryOp::Add, tap(0, 1), tap(1, 1)),
+    );
+    kernel(
+        "Restriction",
+        vec![accessor("fine", f, BoundaryMode::Clamp)],
+        vec![],
+        Block {
+            stmts: vec![],
+            result: Some(bin(BinaryOp::Mul, sum, f32c(0.25))),
+        },
+    )
+}
+
+/// A 1:2 prolongation: `coarse.at(x() / 2 - x(), y() / 2 - y())`, which
+/// reads the coarse grid at `x / 2, y / 2`.
+pub(crate) fn prolongation() -> Kernel {
+    let f = Type::F32;
+    let half = |y: bool| {
+        let q = bin(BinaryOp::Div, coord(y), int(2));
+        bin(BinaryOp::Sub, q, coord(y))
+    };
+    kernel(
+        "Prolongation",
+        vec![accessor("coarse", f, BoundaryMode::Mirror)],
+        vec![],
+        Block {
+            stmts: vec![],
+            result: Some(read(0, f, half(false), half(true))),
+        },
+    )
+}
+
 /// Every test kernel.
 pub(crate) fn all() -> Vec<Kernel> {
     vec![
@@ -544,5 +593,7 @@ pub(crate) fn all() -> Vec<Kernel> {
         row_loop(-3, 4),
         domain_max(),
         kitchen_sink(),
+        restriction(),
+        prolongation(),
     ]
 }

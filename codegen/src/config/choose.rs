@@ -6,7 +6,7 @@ use super::{
 };
 use crate::arch::{OperatorClass, Target};
 use crate::emit::Language;
-use crate::passes::{analysis, footprint};
+use crate::passes::{analysis, reach};
 use crate::Result;
 use hipacc_core::ir::Kernel;
 
@@ -30,12 +30,8 @@ impl Config {
     ) -> Result<Config> {
         let class = analysis::operator_class(kernel);
         let defaults = target.defaults(class);
-        let fps = footprint::footprints(kernel);
-        let regions = kernel
-            .accessors
-            .iter()
-            .zip(&fps)
-            .any(|(a, fp)| analysis::needs_checks(a) && fp.is_some());
+        let fps = reach::footprints(kernel);
+        let regions = any_bounded_checks(kernel);
         let mut config = Config {
             boundary: if regions {
                 BoundaryScheme::Regions
@@ -62,7 +58,7 @@ impl Config {
                 Some(fp)
                     if class == OperatorClass::Local
                         && acc.interpolation == hipacc_core::Interpolation::None
-                        && fp.extent() >= target.local_memory_threshold =>
+                        && fp.width().max(fp.height()) >= target.local_memory_threshold =>
                 {
                     let bytes = config.tile_bytes(target, acc.pixel, *fp) as u64;
                     if shared + bytes <= target.shared_memory_per_block as u64 / 2 {
@@ -110,12 +106,8 @@ impl Config {
     }
 
     fn families_with_block(kernel: &Kernel, target: &Target, block: BlockShape) -> Vec<Config> {
-        let fps = footprint::footprints(kernel);
-        let any_checks = kernel
-            .accessors
-            .iter()
-            .zip(&fps)
-            .any(|(a, fp)| analysis::needs_checks(a) && fp.is_some());
+        let fps = reach::footprints(kernel);
+        let any_checks = any_bounded_checks(kernel);
         let schemes: &[BoundaryScheme] = if any_checks {
             &BoundaryScheme::ALL
         } else {
@@ -167,4 +159,15 @@ impl Config {
         }
         out
     }
+}
+
+/// Whether some accessor needs boundary checks and is read within bounds
+/// known at compile time (constant or affine in the coordinates): then
+/// region variants can leave the interior blocks unchecked.
+fn any_bounded_checks(kernel: &Kernel) -> bool {
+    kernel
+        .accessors
+        .iter()
+        .zip(reach::reaches(kernel))
+        .any(|(a, r)| analysis::needs_checks(a) && r.is_some())
 }

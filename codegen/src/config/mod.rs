@@ -14,8 +14,8 @@ mod parse;
 pub use parse::{ConfigOverride, ENV_VAR};
 
 use crate::arch::Target;
-use crate::passes::footprint::Footprint;
 use crate::{Error, Result};
+use hipacc_core::ir::footprint::Footprint;
 use hipacc_core::ir::{Kernel, Type};
 
 /// How reads outside an accessor's region are handled.
@@ -287,7 +287,7 @@ impl Config {
                 kernel.accessors.len()
             ));
         }
-        let fps = crate::passes::footprint::footprints(kernel);
+        let fps = crate::passes::reach::footprints(kernel);
         let mut shared = 0u64;
         for (i, (acc, &mem)) in kernel.accessors.iter().zip(&self.memory).enumerate() {
             if mem == MemoryKind::Texture && !texture_capable(acc.pixel) {

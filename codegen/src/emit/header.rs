@@ -4,7 +4,7 @@ use super::reads::ReadCtx;
 use super::Language;
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config, MaskHandling, MemoryKind};
-use crate::passes::footprint::Footprint;
+use hipacc_core::ir::footprint::{AffineAxis, AffineFootprint};
 use hipacc_core::ir::Kernel;
 
 // /*
@@ -18,7 +18,7 @@ pub(super) fn comment(
     language: Language,
     entry: &str,
     ctx: &ReadCtx,
-    fps: &[Option<Footprint>],
+    reach: &[Option<AffineFootprint>],
 ) -> String {
     let mut s = format!(
         "/*\n * {entry}\n * kernel `{}`, IR hash {:016x}, variant {}\n * target: {} ({}), {}\n",
@@ -37,11 +37,8 @@ pub(super) fn comment(
         }
     ));
     for (i, a) in k.accessors.iter().enumerate() {
-        let fp = match fps[i] {
-            Some(f) => format!(
-                "footprint x {}..={}, y {}..={}",
-                f.min_dx, f.max_dx, f.min_dy, f.max_dy
-            ),
+        let fp = match reach[i] {
+            Some(f) => format!("footprint x {}, y {}", axis(f.x, "x"), axis(f.y, "y")),
             None => "footprint unbounded".to_string(),
         };
         let mem = match (c.memory[i], ctx.accessors[i].tile) {
@@ -81,4 +78,14 @@ pub(super) fn comment(
     }
     s.push_str(" */\n");
     s
+}
+
+/// `lo..=hi` for constant offsets (as before affine ones were known, so
+/// their sources are unchanged), `coef*x + lo..=hi` otherwise.
+fn axis(a: AffineAxis, coordinate: &str) -> String {
+    if a.coef == 0.0 {
+        format!("{}..={}", a.lo, a.hi)
+    } else {
+        format!("{}*{coordinate} + {}..={}", a.coef, a.lo, a.hi)
+    }
 }

@@ -35,8 +35,9 @@ use super::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Language};
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config, MaskHandling, MemoryKind};
 use crate::passes::analysis::needs_checks;
-use crate::passes::footprint::footprints;
+use crate::passes::reach::{footprints, reaches};
 use crate::Result;
+use hipacc_core::ir::footprint::AffineFootprint;
 use hipacc_core::ir::{Kernel, ScalarType};
 
 /// The stable entry name: `<kernel>_<ir hash>_<variant key>`.
@@ -74,6 +75,7 @@ pub(crate) fn emit_kernel(
 ) -> Result<(String, KernelInfo)> {
     let entry = entry_name(k, c);
     let fps = footprints(k);
+    let reach = reaches(k);
     let i32t = Some(ScalarType::I32);
     let int = || "int".to_string();
 
@@ -136,7 +138,7 @@ pub(crate) fn emit_kernel(
             mode: a.boundary,
             constant: a.constant.clone(),
             memory: mem,
-            bounded: fps[i].is_some(),
+            bounded: reach[i].is_some(),
             tile,
             interpolation: a.interpolation,
         });
@@ -208,9 +210,9 @@ pub(crate) fn emit_kernel(
     }
 
     let checked: Vec<bool> = k.accessors.iter().map(needs_checks).collect();
-    let mut text = super::header::comment(k, c, target, d.language(), &entry, &ctx, &fps);
+    let mut text = super::header::comment(k, c, target, d.language(), &entry, &ctx, &reach);
     text.push_str(&body_function(d, k, c, &ctx, &args, helpers, &fps));
-    text.push_str(&entry_function(d, k, c, &ctx, &args, &fps, &checked));
+    text.push_str(&entry_function(d, c, &ctx, &args, &fps, &reach, &checked));
     text.push('\n');
     let info = KernelInfo {
         entry,
@@ -220,6 +222,7 @@ pub(crate) fn emit_kernel(
         args,
         constant_symbols: symbols,
         footprints: fps,
+        reaches: reach,
         shared_bytes,
         checked,
     };
@@ -320,11 +323,11 @@ fn body_function(
 
 fn entry_function(
     d: &dyn Dialect,
-    _k: &Kernel,
     c: &Config,
     ctx: &ReadCtx,
     args: &[KernelArg],
     fps: &[Option<crate::Footprint>],
+    reach: &[Option<AffineFootprint>],
     checked: &[bool],
 ) -> String {
     let mut s = String::new();
@@ -373,15 +376,15 @@ fn entry_function(
         s.push_str(&format!("    {}\n}}\n", call("1, 1, 1, 1")));
         return s;
     }
-    let bounded_checked = fps
+    let bounded_checked = reach
         .iter()
         .zip(checked)
-        .filter(|(f, &c)| c && f.is_some())
-        .filter_map(|(f, _)| *f);
+        .filter(|(_, &c)| c)
+        .filter_map(|(r, _)| *r);
     let (mut has_x, mut has_y) = (false, false);
-    for f in bounded_checked {
-        has_x |= f.min_dx != 0 || f.max_dx != 0;
-        has_y |= f.min_dy != 0 || f.max_dy != 0;
+    for r in bounded_checked {
+        has_x |= r.x.coef != 0.0 || r.x.lo != 0.0 || r.x.hi != 0.0;
+        has_y |= r.y.coef != 0.0 || r.y.lo != 0.0 || r.y.hi != 0.0;
     }
     s.push_str(&format!(
         "    const int bx = {}, by = {};\n    const int l = bx < rs_left, r = bx >= rs_right, t = by < rs_top, b = by >= rs_bottom;\n",

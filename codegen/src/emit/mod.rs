@@ -27,9 +27,9 @@ mod reads;
 
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config};
-use crate::passes::footprint::Footprint;
 use crate::regions::{region_starts, CheckedAccessor, RegionStarts};
 use crate::{Error, Result};
+use hipacc_core::ir::footprint::{AffineFootprint, Footprint};
 use hipacc_core::ir::{Kernel, ScalarType};
 use hipacc_core::Rect;
 
@@ -170,6 +170,9 @@ pub struct KernelInfo {
     pub footprints: Vec<Option<Footprint>>,
     /// Static shared (local) memory of the tiles, in bytes.
     pub shared_bytes: u32,
+    /// Each accessor's footprint, affine in the output coordinates (`None`:
+    /// unbounded): what the region starts of a launch are computed from.
+    reaches: Vec<Option<AffineFootprint>>,
     /// Per accessor: whether its reads are boundary-checked.
     checked: Vec<bool>,
 }
@@ -209,19 +212,20 @@ impl KernelInfo {
         ];
         let checked: Vec<CheckedAccessor> = accessors
             .iter()
-            .zip(&self.footprints)
+            .zip(&self.reaches)
             .zip(&self.checked)
             .filter(|(_, &c)| c)
-            .filter_map(|((r, fp), _)| {
-                fp.map(|footprint| CheckedAccessor {
+            .filter_map(|((r, reach), _)| {
+                reach.map(|reach| CheckedAccessor {
                     size: (r.width, r.height),
-                    footprint,
+                    reach,
                 })
             })
             .collect();
         let region_starts = match self.config.boundary {
             BoundaryScheme::Regions => {
-                region_starts((space.width, space.height), block.x, rows, &checked)
+                let origin = (space.x, space.y);
+                region_starts(origin, (space.width, space.height), block.x, rows, &checked)
             }
             BoundaryScheme::Generic => RegionStarts::default(),
         };
@@ -304,5 +308,7 @@ pub fn generate_batch(
     })
 }
 
+#[cfg(test)]
+mod grid_tests;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,8 @@
 //! Small whole-kernel analyses the heuristics and validation use.
 
-use super::footprint::{footprints, Footprint};
+use super::reach::footprints;
 use crate::arch::OperatorClass;
+use hipacc_core::ir::footprint::Footprint;
 use hipacc_core::ir::{AccessorSlot, Block, Expr, ExprKind, Kernel, ScalarType, Stmt};
 use hipacc_core::{BoundaryMode, Interpolation};
 
@@ -9,7 +10,7 @@ use hipacc_core::{BoundaryMode, Interpolation};
 pub(crate) fn operator_class(kernel: &Kernel) -> OperatorClass {
     if footprints(kernel)
         .iter()
-        .all(|f| *f == Some(Footprint::POINT))
+        .all(|f| *f == Some(Footprint::ZERO))
     {
         OperatorClass::Point
     } else {

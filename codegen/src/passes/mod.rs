@@ -2,5 +2,5 @@
 //! printing C. Each is one function in one file.
 
 pub(crate) mod analysis;
-pub(crate) mod footprint;
+pub(crate) mod reach;
 pub(crate) mod window;

@@ -28,18 +28,3 @@ pub(crate) fn positions(kernel: &Kernel, window: Window) -> Vec<(i32, i32)> {
     }
     out
 }
-
-/// The x and y ranges `((min, max), (min, max))` of a window's offsets;
-/// `((0, 0), (0, 0))` for an empty window.
-pub(crate) fn offset_ranges(kernel: &Kernel, window: Window) -> ((i32, i32), (i32, i32)) {
-    let p = positions(kernel, window);
-    if p.is_empty() {
-        return ((0, 0), (0, 0));
-    }
-    let xs = p.iter().map(|q| q.0);
-    let ys = p.iter().map(|q| q.1);
-    (
-        (xs.clone().min().unwrap_or(0), xs.max().unwrap_or(0)),
-        (ys.clone().min().unwrap_or(0), ys.max().unwrap_or(0)),
-    )
-}
