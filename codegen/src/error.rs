@@ -27,8 +27,13 @@ pub enum Error {
         reason: String,
     },
     /// A target name not in the architecture model.
-    #[error("unknown target `{0}`; known targets: {known}", known = crate::arch::Target::names().join(", "))]
-    UnknownTarget(String),
+    #[error("unknown target `{name}`; known targets: {known}")]
+    UnknownTarget {
+        /// The name given.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
     /// A kernel that the code generators cannot express.
     #[error("kernel `{kernel}` cannot be generated: {reason}")]
     Unsupported {

@@ -48,6 +48,7 @@ mod passes;
 pub mod regions;
 #[cfg(test)]
 mod test_kernels;
+mod vocab;
 
 pub use arch::{DeviceDescription, OperatorClass, Target, Vendor};
 pub use config::{

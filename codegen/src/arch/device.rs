@@ -1,38 +1,7 @@
 //! Mapping a device found at run time to the nearest target of the model.
 
-use super::Target;
-
-/// Who makes a device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Vendor {
-    /// NVIDIA GPUs.
-    Nvidia,
-    /// AMD GPUs.
-    Amd,
-    /// Intel GPUs.
-    Intel,
-    /// CPU OpenCL implementations (PoCL, Intel CPU runtime, …).
-    Cpu,
-    /// Anything else.
-    Other,
-}
-
-impl Vendor {
-    /// The vendor named by an OpenCL `CL_DEVICE_VENDOR` string (or a CUDA
-    /// device, which is always `Nvidia`).
-    pub fn from_vendor_string(vendor: &str) -> Vendor {
-        let v = vendor.to_ascii_lowercase();
-        if v.contains("nvidia") {
-            Vendor::Nvidia
-        } else if v.contains("advanced micro devices") || v.contains("amd") {
-            Vendor::Amd
-        } else if v.contains("intel") {
-            Vendor::Intel
-        } else {
-            Vendor::Other
-        }
-    }
-}
+use super::target::Target;
+use super::vendor::Vendor;
 
 /// What a runtime knows of a device, enough to pick a target.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -48,30 +17,35 @@ pub struct DeviceDescription {
     pub is_cpu: bool,
 }
 
-/// The nearest target: CPU devices map to `pocl`; NVIDIA devices by compute
-/// capability (or, without one, by name); AMD to `amd-gcn`; Intel GPUs to
-/// `intel-gpu`; anything else to `pocl` when it is a CPU, else `k20` (a
-/// conservative NVIDIA-like GPU: 1024 threads, 48 KiB shared memory).
-pub(super) fn nearest(dev: &DeviceDescription) -> &'static Target {
-    let pick = |name: &str| {
-        Target::by_name(name).unwrap_or_else(|| unreachable!("bug: target `{name}` not in table"))
-    };
-    if dev.is_cpu {
-        return pick("pocl");
-    }
-    let name = dev.name.to_ascii_lowercase();
-    match Vendor::from_vendor_string(&dev.vendor) {
-        Vendor::Nvidia => {
-            if let Some(cc) = dev.compute_capability {
-                return pick(nvidia_by_capability(cc, &name));
-            }
-            pick(nvidia_by_name(&name))
+impl Target {
+    /// The target that best models a device found at run time.
+    ///
+    /// The nearest target: CPU devices map to `pocl`; NVIDIA devices by compute
+    /// capability (or, without one, by name); AMD to `amd-gcn`; Intel GPUs to
+    /// `intel-gpu`; anything else to `pocl` when it is a CPU, else `k20` (a
+    /// conservative NVIDIA-like GPU: 1024 threads, 48 KiB shared memory).
+    pub fn nearest(dev: &DeviceDescription) -> &'static Target {
+        let pick = |name: &str| {
+            Target::by_name(name)
+                .unwrap_or_else(|| unreachable!("bug: target `{name}` not in table"))
+        };
+        if dev.is_cpu {
+            return pick("pocl");
         }
-        Vendor::Amd => pick("amd-gcn"),
-        Vendor::Intel => pick("intel-gpu"),
-        Vendor::Cpu => pick("pocl"),
-        Vendor::Other if name.contains("pthread") || name.contains("cpu") => pick("pocl"),
-        Vendor::Other => pick("k20"),
+        let name = dev.name.to_ascii_lowercase();
+        match Vendor::from_vendor_string(&dev.vendor) {
+            Vendor::Nvidia => {
+                if let Some(cc) = dev.compute_capability {
+                    return pick(nvidia_by_capability(cc, &name));
+                }
+                pick(nvidia_by_name(&name))
+            }
+            Vendor::Amd => pick("amd-gcn"),
+            Vendor::Intel => pick("intel-gpu"),
+            Vendor::Cpu => pick("pocl"),
+            Vendor::Other if name.contains("pthread") || name.contains("cpu") => pick("pocl"),
+            Vendor::Other => pick("k20"),
+        }
     }
 }
 

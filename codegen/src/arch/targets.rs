@@ -4,9 +4,10 @@
 //! NVIDIA parts (point: 128x1; local: 32x4 with 4 rows per thread) and the
 //! wavefront/SIMD width elsewhere.
 
-use super::{ClassDefaults, Target, Vendor};
-use crate::config::{BlockShape, PixelsPerThread};
-use crate::emit::Language;
+use super::target::{ClassDefaults, Target};
+use super::vendor::Vendor;
+use crate::vocab::{BlockShape, Language, PixelsPerThread};
+use crate::{Error, Result};
 
 const CUDA_AND_OPENCL: &[Language] = &[Language::Cuda, Language::OpenCl];
 const OPENCL: &[Language] = &[Language::OpenCl];
@@ -20,7 +21,7 @@ const fn d(x: u32, y: u32, ppt: PixelsPerThread) -> ClassDefaults {
 
 use PixelsPerThread::{Four, One};
 
-pub(super) static TARGETS: &[Target] = &[
+static TARGETS: &[Target] = &[
     Target {
         name: "fermi",
         description: "NVIDIA Fermi, Tesla C2050 (compute 2.0)",
@@ -265,3 +266,94 @@ pub(super) static TARGETS: &[Target] = &[
         global: d(256, 1, One),
     },
 ];
+
+/// Lookups over the table.
+impl Target {
+    /// Every target of the model, in a fixed order.
+    pub fn all() -> &'static [Target] {
+        TARGETS
+    }
+
+    /// The short names of every target.
+    pub fn names() -> Vec<&'static str> {
+        Self::all().iter().map(|t| t.name).collect()
+    }
+
+    /// A target by short name (case-insensitive).
+    pub fn by_name(name: &str) -> Option<&'static Target> {
+        Self::all()
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name))
+    }
+
+    /// [`Target::by_name`], with the error that lists the known names.
+    pub fn lookup(name: &str) -> Result<&'static Target> {
+        Self::by_name(name).ok_or_else(|| Error::UnknownTarget {
+            name: name.to_string(),
+            known: Self::names().join(", "),
+        })
+    }
+
+    /// The `--target list` text: one line per target, name and description.
+    pub fn list_text() -> String {
+        let mut s = String::from("targets of the architecture model:\n");
+        for t in Self::all() {
+            let langs: Vec<&str> = t.languages.iter().map(|l| l.name()).collect();
+            s.push_str(&format!(
+                "  {:<10} {} [{}]\n",
+                t.name,
+                t.description,
+                langs.join(", ")
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::{Language, OperatorClass};
+
+    #[test]
+    fn table_is_consistent() {
+        let names = Target::names();
+        assert_eq!(
+            names,
+            [
+                "fermi",
+                "k20",
+                "fx5800",
+                "a100",
+                "h100",
+                "h200",
+                "amd-gcn",
+                "pocl",
+                "intel-gpu"
+            ]
+        );
+        for t in Target::all() {
+            for class in [
+                OperatorClass::Point,
+                OperatorClass::Local,
+                OperatorClass::Global,
+            ] {
+                let d = t.defaults(class);
+                assert!(d.block.validate(t).is_ok(), "{} {class:?}", t.name);
+            }
+            assert!(t.supports(Language::OpenCl));
+            assert_eq!(t.supports(Language::Cuda), t.vendor == Vendor::Nvidia);
+            assert!(
+                t.warp_width >= 1
+                    && t.shared_memory_per_block <= t.shared_memory_per_multiprocessor
+            );
+        }
+        assert_eq!(Target::by_name("H200").map(|t| t.name), Some("h200"));
+        assert!(Target::lookup("gtx")
+            .unwrap_err()
+            .to_string()
+            .contains("amd-gcn"));
+        let list = Target::list_text();
+        assert!(list.contains("pocl") && list.contains("[cuda, opencl]"));
+    }
+}

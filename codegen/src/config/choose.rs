@@ -1,12 +1,12 @@
 //! Heuristics that pick a config, and the enumeration of all valid configs.
 
-use super::{
-    texture_capable, BlockShape, BoundaryScheme, Config, ConfigOverride, MaskHandling, MemoryKind,
-    PixelsPerThread,
-};
-use crate::arch::{OperatorClass, Target};
-use crate::emit::Language;
+use super::axes::{BoundaryScheme, MaskHandling, MemoryKind};
+use super::parse::ConfigOverride;
+use super::variant::{texture_capable, Config};
+use crate::arch::Target;
 use crate::passes::{analysis, reach};
+use crate::vocab::{BlockShape, PixelsPerThread};
+use crate::vocab::{Language, OperatorClass};
 use crate::Result;
 use hipacc_core::ir::Kernel;
 

@@ -7,7 +7,9 @@
 //! `constant`. The result is validated against the target by
 //! [`Config::choose`](super::Config::choose).
 
-use super::{BlockShape, BoundaryScheme, Config, MaskHandling, MemoryKind, PixelsPerThread};
+use super::axes::{BoundaryScheme, MaskHandling, MemoryKind};
+use super::variant::Config;
+use crate::vocab::{BlockShape, PixelsPerThread};
 use crate::{Error, Result};
 
 /// The environment variable read by [`ConfigOverride::from_env`].

@@ -1,6 +1,7 @@
 //! Enumeration, validation and heuristics of configs.
 
 use super::*;
+use crate::arch::Target;
 use crate::emit::Language;
 use crate::test_kernels as tk;
 

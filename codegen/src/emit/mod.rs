@@ -28,38 +28,11 @@ mod reads;
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config};
 use crate::regions::{region_starts, CheckedAccessor, RegionStarts};
+pub use crate::vocab::Language;
 use crate::{Error, Result};
 use hipacc_core::ir::footprint::{AffineFootprint, Footprint};
 use hipacc_core::ir::{Kernel, ScalarType};
 use hipacc_core::Rect;
-
-/// The C dialect generated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
-    /// OpenCL C 1.2.
-    OpenCl,
-    /// CUDA C++ for NVRTC.
-    Cuda,
-}
-
-impl Language {
-    /// Both languages.
-    pub const ALL: [Language; 2] = [Language::OpenCl, Language::Cuda];
-    /// `opencl` or `cuda`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::OpenCl => "opencl",
-            Language::Cuda => "cuda",
-        }
-    }
-    /// The source file extension, `cl` or `cu`.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Language::OpenCl => "cl",
-            Language::Cuda => "cu",
-        }
-    }
-}
 
 /// What one kernel parameter carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

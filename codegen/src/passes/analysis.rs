@@ -1,7 +1,7 @@
 //! Small whole-kernel analyses the heuristics and validation use.
 
 use super::reach::footprints;
-use crate::arch::OperatorClass;
+use crate::vocab::OperatorClass;
 use hipacc_core::ir::footprint::Footprint;
 use hipacc_core::ir::{AccessorSlot, Block, Expr, ExprKind, Kernel, ScalarType, Stmt};
 use hipacc_core::{BoundaryMode, Interpolation};
