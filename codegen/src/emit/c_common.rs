@@ -19,6 +19,7 @@
 //! evaluated before a hoisting operand are saved in temporaries first, so the
 //! order of evaluation is Rust's.
 
+pub(crate) use super::c_types::{c_type, scalar_c};
 use super::dialect::Dialect;
 use super::reads::ReadCtx;
 use hipacc_core::ir::{
@@ -26,28 +27,6 @@ use hipacc_core::ir::{
     UnaryOp, VarId, Window,
 };
 use std::collections::HashMap;
-
-/// The C name of a scalar type (CUDA programs typedef the OpenCL names).
-pub(crate) fn scalar_c(s: ScalarType) -> &'static str {
-    match s {
-        ScalarType::Bool => "bool",
-        ScalarType::U8 => "uchar",
-        ScalarType::U16 => "ushort",
-        ScalarType::I32 => "int",
-        ScalarType::U32 => "uint",
-        ScalarType::F32 => "float",
-        ScalarType::F64 => "double",
-    }
-}
-
-/// The C name of a type: `float`, `uchar4`, …
-pub(crate) fn c_type(t: Type) -> String {
-    if t.lanes == 4 {
-        format!("{}4", scalar_c(t.scalar))
-    } else {
-        scalar_c(t.scalar).to_string()
-    }
-}
 
 /// Helper functions a program needs, each printed once, in first-use order.
 #[derive(Default)]

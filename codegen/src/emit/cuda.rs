@@ -3,7 +3,7 @@
 //! `tex1Dfetch`, masks as `__constant__` symbols.
 
 use super::dialect::Dialect;
-use super::Language;
+use crate::vocab::Language;
 use hipacc_core::ir::Type;
 
 pub(crate) struct Cuda;
@@ -92,7 +92,7 @@ impl Dialect for Cuda {
 
     // tex1Dfetch<float>(tex, index)
     fn image_read(&self, pixel: Type, img: &str, _x: &str, _y: &str, index: &str) -> String {
-        let t = super::c_common::c_type(pixel);
+        let t = super::c_types::c_type(pixel);
         format!("tex1Dfetch<{t}>({img}, {index})")
     }
 

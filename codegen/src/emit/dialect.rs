@@ -3,7 +3,7 @@
 //! qualifiers, built-ins and the spelling of vector constructors, loads and
 //! image reads; everything else is common C.
 
-use super::Language;
+use crate::vocab::Language;
 use hipacc_core::ir::Type;
 
 /// One C dialect.
@@ -47,12 +47,4 @@ pub(crate) trait Dialect: Sync {
     fn f32_from_bits(&self, bits: u32) -> String;
     /// An `f64` from its bit pattern.
     fn f64_from_bits(&self, bits: u64) -> String;
-}
-
-/// The dialect object of a language.
-pub(crate) fn for_language(l: Language) -> &'static dyn Dialect {
-    match l {
-        Language::OpenCl => &super::opencl::OpenCl,
-        Language::Cuda => &super::cuda::Cuda,
-    }
 }

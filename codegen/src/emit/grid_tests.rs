@@ -4,9 +4,12 @@
 //! and the host's region starts keep every read of those blocks inside.
 
 use super::*;
+use crate::arch::Target;
+use crate::config::Config;
 use crate::config::{BoundaryScheme, PixelsPerThread};
 use crate::test_kernels as tk;
 use crate::BlockShape;
+use hipacc_core::ir::Kernel;
 use hipacc_core::Rect;
 
 /// The dispatch of a region variant with a 32x4 block over four pixels per

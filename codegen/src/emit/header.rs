@@ -1,9 +1,9 @@
 //! The comment above each kernel listing its variant's features.
 
 use super::reads::ReadCtx;
-use super::Language;
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config, MaskHandling, MemoryKind};
+use crate::vocab::Language;
 use hipacc_core::ir::footprint::{AffineAxis, AffineFootprint};
 use hipacc_core::ir::Kernel;
 

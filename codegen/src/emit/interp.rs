@@ -10,7 +10,7 @@
 //! columns lane by lane, and rounds to the pixel type (integers to nearest,
 //! saturating, as Rust's `as` does).
 
-use super::c_common::c_type;
+use super::c_types::c_type;
 use super::dialect::Dialect;
 use hipacc_core::ir::{ScalarType, Type};
 use hipacc_core::Interpolation;

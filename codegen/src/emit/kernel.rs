@@ -30,12 +30,13 @@
 
 use super::c_common::{c_type, sanitize, scalar_c, Helpers, Printer};
 use super::dialect::Dialect;
+use super::program::{ArgKind, ConstantSymbol, KernelArg, KernelInfo};
 use super::reads::{AccessorSite, MaskSite, ReadCtx};
-use super::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Language};
 use crate::arch::Target;
 use crate::config::{BoundaryScheme, Config, MaskHandling, MemoryKind};
 use crate::passes::analysis::needs_checks;
 use crate::passes::reach::{footprints, reaches};
+use crate::vocab::Language;
 use crate::Result;
 use hipacc_core::ir::footprint::AffineFootprint;
 use hipacc_core::ir::{Kernel, ScalarType};

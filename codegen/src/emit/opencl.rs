@@ -2,7 +2,7 @@
 //! `barrier`, `(float4)(…)` vectors, `image2d_t` with a nearest sampler.
 
 use super::dialect::Dialect;
-use super::Language;
+use crate::vocab::Language;
 use hipacc_core::ir::{ScalarType, Type};
 
 pub(crate) struct OpenCl;

@@ -4,6 +4,7 @@
 
 use super::dialect::Dialect;
 use crate::arch::Target;
+use crate::vocab::Language;
 
 // /* hipacc: OpenCL C for target `pocl` … */
 // int hipacc_repeat(int i, int n) { int m = i % n; return m < 0 ? m + n : m; }
@@ -19,8 +20,8 @@ pub(super) fn header(d: &dyn Dialect, target: &Target, fp64: bool) -> String {
 /* MirrorInterior, edge not duplicated: period 2(n-1); m < n ? m : 2(n-1)-m; n = 1 gives 0. */\n\
 {f} int hipacc_mirror_interior(int i, int n) {{\n    if (n == 1) return 0;\n    int m = hipacc_repeat(i, 2 * (n - 1));\n    return m < n ? m : 2 * (n - 1) - m;\n}}\n\n",
         match d.language() {
-            super::Language::OpenCl => "OpenCL C 1.2",
-            super::Language::Cuda => "CUDA C++ (NVRTC)",
+            Language::OpenCl => "OpenCL C 1.2",
+            Language::Cuda => "CUDA C++ (NVRTC)",
         },
         target.name,
         target.description,

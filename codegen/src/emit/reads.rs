@@ -4,8 +4,8 @@
 
 use super::c_common::{c_type, i_lit, literal, Offset, Printer};
 use super::dialect::Dialect;
-use super::Language;
 use crate::config::{MaskHandling, MemoryKind};
+use crate::vocab::Language;
 use hipacc_core::ir::{Literal, Type};
 use hipacc_core::{BoundaryMode, Interpolation};
 

@@ -1,9 +1,12 @@
 //! Snapshot-like checks of the printed C on small kernels.
 
 use super::*;
+use crate::arch::Target;
+use crate::config::Config;
 use crate::config::{BoundaryScheme, MaskHandling, MemoryKind, PixelsPerThread};
 use crate::test_kernels as tk;
 use crate::BlockShape;
+use hipacc_core::ir::Kernel;
 use hipacc_core::ir::Type;
 
 fn target(name: &str) -> &'static Target {
@@ -50,8 +53,8 @@ fn every_family_generates_everywhere() {
 fn literals_follow_c_spelling() {
     use super::c_common::literal;
     use hipacc_core::ir::{Literal, ScalarType};
-    let d = dialect::for_language(Language::OpenCl);
-    let c = dialect::for_language(Language::Cuda);
+    let d = generate::for_language(Language::OpenCl);
+    let c = generate::for_language(Language::Cuda);
     let f = |v: f64| literal(d, Literal::float(v), Type::F32);
     assert_eq!(f(0.25), "0.25f");
     assert_eq!(f(-1.0), "(-1.0f)");
