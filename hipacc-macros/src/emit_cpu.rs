@@ -6,8 +6,9 @@
 //! the read mode (checked or not), `__S` the launch's window shape:
 //!
 //! ```text
-//! self.f.at(a, b)                 CpuRead::read_in::<__M, __S>(&__v.f, __x, __y, a, b, None, None)
-//! self.p                          __v.p
+//! self.f.at(a, b)                 ({ let __dx: i32 = pixel_offset(a); let __dy: i32 = pixel_offset(b);
+//!                                    CpuRead::read_in::<__M, __S>(&__v.f, __x, __y, __dx, __dy, None, None) })
+//! self.p                          ({ let __p = param_value(&__v.p); __p })
 //! x(), y()                        (__x as i32), (__y as i32)
 //! reduce(&self.w, Sum, |dx, dy| e)
 //!     CpuWindow::reduce::<__S, _>(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
@@ -17,6 +18,11 @@
 //! for i in 0..100 { s }           for i in 0i32..100i32 { s }
 //! Rgba::new(..)                   <core>::Rgba::new(..)
 //! ```
+//!
+//! `pixel_offset` and `param_value` are identities whose trait bounds say,
+//! at the user's token, that offsets are whole pixels and that only scalar
+//! parameters are values; the tokens the emitter adds around a field are
+//! located at the field, so rustc's type errors point into the body.
 //!
 //! The window view owns the loop, so a mask whose size is in its type, or a
 //! window whose size the launch's shape `__S` gives, gets its positions

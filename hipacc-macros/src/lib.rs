@@ -4,15 +4,20 @@
 //! documents the kernel language. Each entry point here only converts tokens
 //! and calls its `*_impl` function:
 //!
-//! - `derive` checks the struct and implements `KernelFields`;
+//! - `derive` checks the struct (mask sizes in the type are odd:
+//!   `window_size`) and implements `KernelFields`;
 //! - `kernel_body` reads the `kernel()` method, checks its body against the
 //!   kernel subset (`body`) and implements `KernelBody` with the captured
 //!   surface AST (`emit_surface`) and the body compiled for the CPU
 //!   (`emit_cpu`).
 //!
 //! Every rejected construct is reported with a span and a hint, all of them
-//! at once (`diag`); emitted code names the core crate through `paths`
-//! only.
+//! at once (`diag`), before any code is generated; what only rustc can know
+//! (the type of a field used as an offset, a parameter used as an image) is
+//! reported by trait bounds of the emitted code that carry the same kind of
+//! message, at the user's token. Attributes on `fn kernel` (lint levels,
+//! docs, `#[inline]`) and on the impl reach the generated impl. Emitted code
+//! names the core crate through `paths` only.
 
 mod affine;
 mod body;
