@@ -83,9 +83,11 @@ pub(super) fn comment(
 /// `lo..=hi` for constant offsets (as before affine ones were known, so
 /// their sources are unchanged), `coef*x + lo..=hi` otherwise.
 fn axis(a: AffineAxis, coordinate: &str) -> String {
+    // `+ 0.0` prints a negative zero as `0`.
+    let (lo, hi) = (a.lo + 0.0, a.hi + 0.0);
     if a.coef == 0.0 {
-        format!("{}..={}", a.lo, a.hi)
+        format!("{lo}..={hi}")
     } else {
-        format!("{}*{coordinate} + {}..={}", a.coef, a.lo, a.hi)
+        format!("{}*{coordinate} + {lo}..={hi}", a.coef)
     }
 }
