@@ -263,7 +263,12 @@ fn windows_wider_than_the_image_wrap_and_reflect_far() {
     // A 5x5 window on a 2-row image reads rows -2 and 3 of the
     // intermediates: Repeat and Mirror map them to rows far from the strip.
     for mode in 0..MODES {
-        check_chain(9, 2, &[(0, mode), (3, mode), (1, mode), (3, mode)], &Device::cpu());
+        check_chain(
+            9,
+            2,
+            &[(0, mode), (3, mode), (1, mode), (3, mode)],
+            &Device::cpu(),
+        );
         check_chain(1, 1, &[(3, mode), (3, mode)], &Device::cpu());
     }
 }
@@ -281,7 +286,10 @@ fn serial_and_parallel_launches_agree() {
 #[test]
 fn stages_out_of_order_are_refused() {
     let input = image(8, 8, 1);
-    let (a, b) = (Image::<f32>::new(8, 8).unwrap(), Image::<f32>::new(8, 8).unwrap());
+    let (a, b) = (
+        Image::<f32>::new(8, 8).unwrap(),
+        Image::<f32>::new(8, 8).unwrap(),
+    );
     let first = Point {
         input: Accessor::new(&a),
     };
@@ -295,7 +303,10 @@ fn stages_out_of_order_are_refused() {
         .stage(&second, &sa)
         .execute(&Device::cpu())
         .expect_err("a stage reads a later stage's output");
-    assert!(err.to_string().contains("list each producer before"), "{err}");
+    assert!(
+        err.to_string().contains("list each producer before"),
+        "{err}"
+    );
     let err = Pipeline::new()
         .stage(&second, &sa)
         .stage(&second, &sa)

@@ -89,7 +89,11 @@ fn run() -> Result<()> {
         poison(out)?;
         step(&p, &dev, false)?;
         let unfused = out.to_vec()?;
-        if fused.iter().zip(&unfused).any(|(x, y)| x.to_bits() != y.to_bits()) {
+        if fused
+            .iter()
+            .zip(&unfused)
+            .any(|(x, y)| x.to_bits() != y.to_bits())
+        {
             bail!("{name}: the fused and unfused outputs differ");
         }
         if let Some(dir) = &a.dump {

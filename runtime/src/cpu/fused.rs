@@ -150,7 +150,10 @@ impl<K: Kernel> Stage for KernelStage<'_, K> {
         scratch: &mut Option<Box<dyn Any + Send>>,
     ) -> Result<RowWindow> {
         let len = ys.len() * info.prepared.width;
-        let buf = match scratch.as_mut().and_then(|b| b.downcast_mut::<Vec<K::Output>>()) {
+        let buf = match scratch
+            .as_mut()
+            .and_then(|b| b.downcast_mut::<Vec<K::Output>>())
+        {
             Some(buf) => buf,
             None => scratch
                 .insert(Box::new(Vec::<K::Output>::new()))
@@ -200,7 +203,9 @@ impl<K: Kernel> KernelStage<'_, K> {
         rows: &mut [K::Output],
     ) -> Result<()> {
         if info.separable_input.is_some()
-            && info.prepared.separable_rows(self.kernel, ys.clone(), rows)?
+            && info
+                .prepared
+                .separable_rows(self.kernel, ys.clone(), rows)?
         {
             return Ok(());
         }
@@ -261,7 +266,10 @@ fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
     // A separable convolution reads its input directly: that input is
     // computed whole.
     let mut pinned = vec![false; n];
-    for p in infos.iter().filter_map(|i| i.separable_input.and_then(writer)) {
+    for p in infos
+        .iter()
+        .filter_map(|i| i.separable_input.and_then(writer))
+    {
         pinned[p] = true;
     }
     let mut fused = vec![false; n];
@@ -282,7 +290,9 @@ fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
 /// The image rows that reads at offsets `rows` from the output rows `ys`
 /// of a stage with space `space` land on, as a range holding them all.
 fn rows_read(read: &Read, space: Rect, ys: &Range<usize>) -> Range<usize> {
-    let (lo, hi) = read.rows.unwrap_or_else(|| unreachable!("bug: unbounded read fused"));
+    let (lo, hi) = read
+        .rows
+        .unwrap_or_else(|| unreachable!("bug: unbounded read fused"));
     if ys.is_empty() || lo > hi {
         return 0..0;
     }
@@ -328,7 +338,10 @@ fn strip_rows(width: usize, height: usize) -> usize {
 /// Checks the order of `stages` (see [`schedule`]) without running them.
 pub(crate) fn check_order(stages: &[&dyn Stage]) -> Result<()> {
     let names: Vec<&'static str> = stages.iter().map(|s| s.name()).collect();
-    let infos = stages.iter().map(|s| s.info(0)).collect::<Result<Vec<_>>>()?;
+    let infos = stages
+        .iter()
+        .map(|s| s.info(0))
+        .collect::<Result<Vec<_>>>()?;
     schedule(&names, &infos).map(|_| ())
 }
 

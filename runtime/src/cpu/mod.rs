@@ -81,7 +81,9 @@ pub(crate) fn execute<K: Kernel>(
     } else {
         band_rows(rect.width, rect.height)
     };
-    prepared.launch(rect.y, band, serial).run_in_shape::<K>(prepared.window, &views, rows);
+    prepared
+        .launch(rect.y, band, serial)
+        .run_in_shape::<K>(prepared.window, &views, rows);
     Ok(())
 }
 
@@ -101,7 +103,10 @@ pub(crate) struct Prepared {
 
 /// Checks `kernel`'s bindings against the output of `space` and plans the
 /// launch.
-pub(crate) fn prepare<K: Kernel>(kernel: &K, space: &IterationSpace<K::Output>) -> Result<Prepared> {
+pub(crate) fn prepare<K: Kernel>(
+    kernel: &K,
+    space: &IterationSpace<K::Output>,
+) -> Result<Prepared> {
     let bindings = kernel.bindings();
     check_aliasing::<K>(&bindings, space.image().id())?;
     let plan = plan::plan(kernel, &bindings)?;
@@ -145,7 +150,16 @@ impl Prepared {
         let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
         let size = (mask.slot.width as usize, mask.slot.height as usize);
         let acc = &bindings.accessors[conv.acc];
-        separable::run_rows(conv, acc, &coefficients, size, rows, self.width, self.rect, ys)
+        separable::run_rows(
+            conv,
+            acc,
+            &coefficients,
+            size,
+            rows,
+            self.width,
+            self.rect,
+            ys,
+        )
     }
 
     /// The image a separable convolution reads, when the kernel may run as one.
