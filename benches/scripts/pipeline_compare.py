@@ -66,6 +66,8 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--runs", type=int, default=15)
     p.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "pipeline-ratios"))
+    p.add_argument("--report", default=os.path.join(ROOT, "target", "perf-report", "pipelines.md"),
+                   help="where the table is written; compare.py adds it to PERFORMANCE.md")
     p.add_argument("--peer")
     p.add_argument("--dump")
     a = p.parse_args()
@@ -88,16 +90,24 @@ def main():
                 r = run_peer(name, dump, a.runs)
                 diffs[name] = r["rel_diff"]
                 samples.setdefault((name, "halide"), []).extend(r["samples_ms"])
-    print("| pipeline | hipacc-rs fused ms | hipacc-rs kernel by kernel ms | Halide fused ms "
-          "| fused / Halide | max rel diff |")
-    print("|---|---:|---:|---:|---:|---:|")
+    lines = ["| pipeline | hipacc-rs fused ms | hipacc-rs kernel by kernel ms | Halide fused ms "
+             "| fused / Halide | max rel diff |", "|---|---:|---:|---:|---:|---:|"]
     bad = []
     for name in PIPELINES:
         med = {k: statistics.median(samples[(name, k)]) for k in ("fused", "unfused", "halide")}
-        print(f"| {name} | {med['fused']:.2f} | {med['unfused']:.2f} | {med['halide']:.2f} "
-              f"| {med['fused'] / med['halide']:.2f} | {diffs[name]:.1e} |")
+        lines.append(f"| {name} | {med['fused']:.2f} | {med['unfused']:.2f} | {med['halide']:.2f} "
+                     f"| {med['fused'] / med['halide']:.2f} | {diffs[name]:.1e} |")
         if diffs[name] > TOLERANCE:
             bad.append(name)
+    lines += ["", f"Rounds: {a.rounds}; timed runs per block: {a.runs}. hipacc-rs: the median of "
+              "each round's median (pipeline-ratios); Halide: the median of all its runs. Max rel "
+              "diff: the largest |Halide - hipacc-rs| over the largest |hipacc-rs| (tolerance "
+              f"{TOLERANCE})."]
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    os.makedirs(os.path.dirname(a.report), exist_ok=True)
+    with open(a.report, "w") as f:
+        f.write(text)
     if bad:
         sys.exit(f"pipeline_compare.py: outputs differ beyond {TOLERANCE}: {bad}")
 
