@@ -528,9 +528,24 @@ impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, 
         if Self::known::<S>() {
             return crate::window_walk::fold(w, h, f, op);
         }
+        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
+        if S::ROLLED {
+            // One call site of `f`, which LLVM then inlines (see
+            // `WindowShape::ROLLED`).
+            let mut acc: Option<R> = None;
+            for iy in 0..h {
+                for ix in 0..w {
+                    let v = f(ix as i32 - cx, iy as i32 - cy);
+                    acc = Some(match acc.take() {
+                        None => v,
+                        Some(a) => op(a, v),
+                    });
+                }
+            }
+            return acc.unwrap_or_else(|| unreachable!("bug: empty mask reached the CPU backend"));
+        }
         // Every position of a mask is visited: start from the first one and
         // combine the rest, with no state for the optimiser to track.
-        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
         let mut acc = f(-cx, -cy);
         for iy in 0..h {
             for ix in 0..w {

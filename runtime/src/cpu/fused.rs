@@ -30,6 +30,7 @@ use hipacc_core::row_window::{with_row_windows, RowWindow};
 use hipacc_core::{BoundaryMode, IterationSpace, Kernel, Rect};
 use rayon::prelude::*;
 use std::any::Any;
+use std::cell::RefCell;
 use std::ops::Range;
 
 /// A kernel with its iteration space, as a stage of a pipeline.
@@ -90,6 +91,32 @@ pub(crate) struct Read {
 pub(crate) struct Workspace {
     scratch: Vec<Option<Box<dyn Any + Send>>>,
     windows: Vec<RowWindow>,
+}
+
+thread_local! {
+    /// The scratch of this thread's last finished workspace, for the next:
+    /// a fresh buffer of a few hundred KiB is fresh pages from the kernel,
+    /// zeroed on first touch (measured: 18% of a fused Harris run).
+    static SPARE: RefCell<Vec<Option<Box<dyn Any + Send>>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Workspace {
+    /// A workspace for `stages` stages, reusing this thread's spare scratch.
+    fn new(stages: usize) -> Workspace {
+        let mut scratch = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        scratch.resize_with(stages, || None);
+        Workspace {
+            scratch,
+            windows: Vec::new(),
+        }
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let scratch = std::mem::take(&mut self.scratch);
+        SPARE.with(|s| *s.borrow_mut() = scratch);
+    }
 }
 
 /// A kernel and its space.
@@ -178,10 +205,7 @@ impl<K: Kernel> Stage for KernelStage<'_, K> {
         rows.par_chunks_mut(strip_rows * width)
             .enumerate()
             .try_for_each_init(
-                || Workspace {
-                    scratch: (0..stages).map(|_| None).collect(),
-                    windows: Vec::new(),
-                },
+                || Workspace::new(stages),
                 |work, (i, chunk)| {
                     let y0 = rect.y + i * strip_rows;
                     let ys = y0..y0 + chunk.len() / width;
