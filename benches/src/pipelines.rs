@@ -223,3 +223,29 @@ impl PipelineRun {
         self.harris.execute(device, &out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_pipelines_equal_kernel_by_kernel() {
+        let p = PipelineRun::new(67, 45).expect("images");
+        let dev = Device::cpu();
+        type Step = fn(&PipelineRun, &Device, bool) -> hipacc::Result<()>;
+        let steps: [(Step, &Image<f32>); 2] = [
+            (PipelineRun::unsharp, &p.sharpened),
+            (PipelineRun::harris, &p.response),
+        ];
+        for (step, out) in steps {
+            step(&p, &dev, true).expect("fused");
+            let fused = out.to_vec().expect("readable");
+            step(&p, &dev, false).expect("kernel by kernel");
+            let unfused = out.to_vec().expect("readable");
+            assert!(fused
+                .iter()
+                .zip(&unfused)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+}
