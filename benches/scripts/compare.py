@@ -199,6 +199,12 @@ def main():
     bench = HipaccBench(a.bin)
     timed = [w for w in a.workloads if w != "hdr"]
     sections = [("Same computation", verify(bench, timed, a.out, a.pyamg))] if timed else []
+    # Written by benches/scripts/pipeline_compare.py (multi-kernel pipelines
+    # against Halide's fused schedules), when it has run.
+    pipelines_md = os.path.join(a.out, "pipelines.md")
+    if os.path.exists(pipelines_md):
+        with open(pipelines_md) as f:
+            sections.append(("Pipelines: pipeline_compare.py", f.read()))
 
     log("starting one process per peer")
     isolated = {w: [(name, peers.Isolated(w, i, a.pyamg)) for i, name in enumerate(peers.names(w, a.pyamg))]

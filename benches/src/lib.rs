@@ -2,6 +2,7 @@
 //! hand-written Rust baselines and the STREAM triad, so that ratios measured
 //! in one run can be stated:
 //!
+//! - [`pipelines`]: multi-kernel pipelines, fused and kernel by kernel;
 //! - [`baseline`]: plain loops + rayon versions of `jacobi` and `gauss5`;
 //! - [`stream`]: the STREAM triad, the machine's memory bandwidth;
 //! - [`vcycle`]: one multigrid V-cycle and the bytes its kernels must move;
@@ -15,6 +16,7 @@
 
 pub mod baseline;
 pub mod local;
+pub mod pipelines;
 pub mod stream;
 pub mod vcycle;
 pub mod workload;

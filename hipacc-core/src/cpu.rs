@@ -162,6 +162,13 @@ pub trait WindowShape: 'static {
     const W: usize;
     /// Height of every run-time sized window of the launch; 0 when unknown.
     const H: usize;
+    /// Run every window loop as a loop, even over a window whose size is
+    /// known. Written out, a window calls the body of a position once per
+    /// position; on the checked border paths that body (a read through the
+    /// boundary condition) is too large for LLVM to inline at 25 call sites,
+    /// and 25 calls per pixel cost more than the loop. As a loop it has one
+    /// call site, which LLVM inlines.
+    const ROLLED: bool = false;
 }
 
 /// Nothing known: windows take their size from their value.
@@ -169,6 +176,15 @@ pub enum AnyShape {}
 impl WindowShape for AnyShape {
     const W: usize = 0;
     const H: usize = 0;
+}
+
+/// Nothing known, and every window loop rolled (see
+/// [`WindowShape::ROLLED`]): the shape of the checked border paths.
+pub enum Rolled {}
+impl WindowShape for Rolled {
+    const W: usize = 0;
+    const H: usize = 0;
+    const ROLLED: bool = true;
 }
 
 /// Every run-time sized mask of the launch is `W x H`, and every domain is
@@ -218,6 +234,9 @@ pub struct AccessorView<'a, T> {
     data: *const T,
     len: usize,
     stride: isize,
+    /// The image row `data` starts at: 0, or the first row of a
+    /// [`crate::row_window`] the view reads instead of the image.
+    row0: isize,
     /// Absolute column of output column 0 (region origin minus space origin).
     ox: isize,
     /// Absolute row of output row 0.
@@ -245,7 +264,8 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
     #[inline(always)]
     fn pixels(&self) -> &[T] {
         // SAFETY: `data`/`len` come from the slice the lock guard derefs to,
-        // and the guard lives as long as `self`.
+        // and the guard lives as long as `self`; or from a row window, whose
+        // buffer outlives the view (the contract of `with_row_windows`).
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
     }
 
@@ -264,12 +284,14 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         let img = acc.image();
         r.check_in(img.width(), img.height())?;
         let lock = img.read()?;
-        let (data, len) = (lock.as_ptr(), lock.len());
+        let (data, len, row0) =
+            crate::row_window::window_of(img).unwrap_or((lock.as_ptr(), lock.len(), 0));
         Ok(AccessorView {
             _lock: lock,
             data,
             len,
             stride: img.width() as isize,
+            row0: row0 as isize,
             ox: r.x as isize - origin.0 as isize,
             oy: r.y as isize - origin.1 as isize,
             rx: r.x as isize,
@@ -311,7 +333,8 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
                 (rel_x.clamp(0, w - 1), rel_y.clamp(0, h - 1))
             }
         };
-        self.pixels()[((cy as isize + self.ry) * self.stride + cx as isize + self.rx) as usize]
+        self.pixels()
+            [((cy as isize + self.ry - self.row0) * self.stride + cx as isize + self.rx) as usize]
     }
 
     /// An interpolating read at offset `(dx, dy)` for output pixel `(x, y)`.
@@ -371,13 +394,19 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
             };
             let ix = along(x, dx, column) + self.ox;
             let iy = along(y, dy, row) + self.oy;
-            let i = iy * self.stride + ix;
+            let i = (iy - self.row0) * self.stride + ix;
             debug_assert!(
                 ix >= self.rx && ix < self.rx + self.rw && iy >= self.ry && iy < self.ry + self.rh,
                 "bug: interior read ({ix}, {iy}) outside the region"
             );
+            debug_assert!(
+                (0..self.len as isize).contains(&i),
+                "bug: interior read ({ix}, {iy}) outside the rows held"
+            );
             // SAFETY: the caller guarantees the read is inside the region,
-            // which is inside the image (checked in `new`).
+            // which is inside the image (checked in `new`), and, for a view
+            // of a row window, on a row the window holds (the contract of
+            // `with_row_windows`).
             return unsafe { *self.data.add(i as usize) };
         }
         let ix = x + self.ox + dx as isize;
@@ -484,10 +513,11 @@ impl<T: Pixel, const W: usize, const H: usize> MaskView<'_, T, W, H> {
 }
 
 impl<T: Pixel, const W: usize, const H: usize> MaskView<'_, T, W, H> {
-    /// True when the size is a constant: in the type, or the launch's shape.
+    /// True when the window loop is written out: the size is a constant
+    /// (in the type, or the launch's shape) and the launch does not roll.
     #[inline(always)]
     fn known<S: WindowShape>() -> bool {
-        (W > 0 && H > 0) || S::W > 0
+        ((W > 0 && H > 0) || S::W > 0) && !S::ROLLED
     }
 
     /// The size as the launch knows it: the type's, else the launch's shape,
@@ -516,9 +546,24 @@ impl<T: Pixel, const W: usize, const H: usize> CpuWindow for MaskView<'_, T, W, 
         if Self::known::<S>() {
             return crate::window_walk::fold(w, h, f, op);
         }
+        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
+        if S::ROLLED {
+            // One call site of `f`, which LLVM then inlines (see
+            // `WindowShape::ROLLED`).
+            let mut acc: Option<R> = None;
+            for iy in 0..h {
+                for ix in 0..w {
+                    let v = f(ix as i32 - cx, iy as i32 - cy);
+                    acc = Some(match acc.take() {
+                        None => v,
+                        Some(a) => op(a, v),
+                    });
+                }
+            }
+            return acc.unwrap_or_else(|| unreachable!("bug: empty mask reached the CPU backend"));
+        }
         // Every position of a mask is visited: start from the first one and
         // combine the rest, with no state for the optimiser to track.
-        let (cx, cy) = ((w / 2) as i32, (h / 2) as i32);
         let mut acc = f(-cx, -cy);
         for iy in 0..h {
             for ix in 0..w {

@@ -25,6 +25,7 @@ pub mod kernel;
 mod mask;
 mod pixel;
 mod rect;
+pub mod row_window;
 mod space;
 mod window_walk;
 

@@ -27,6 +27,7 @@
 //!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
 //!    their positions written out as for a mask of fixed size.
 
+pub(crate) mod fused;
 mod interior;
 mod plan;
 mod separable;
@@ -34,7 +35,8 @@ pub(crate) mod simd;
 
 use crate::Result;
 use hipacc_core::cpu::{
-    AnyShape, Border, FullShape, Interior as Unchecked, LeftRight, ReadMode, TopBottom, WindowShape,
+    AnyShape, Border, FullShape, Interior as Unchecked, LeftRight, ReadMode, Rolled, TopBottom,
+    WindowShape,
 };
 use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
@@ -55,24 +57,13 @@ pub(crate) fn execute<K: Kernel>(
     space: &IterationSpace<K::Output>,
     serial_pixels: usize,
 ) -> Result<()> {
-    let bindings = kernel.bindings();
-    check_aliasing::<K>(&bindings, space.image().id())?;
-    let plan = plan::plan(kernel, &bindings)?;
-    let rect = space.rect();
-    let inner = interior::interior(
-        rect,
-        bindings
-            .accessors
-            .iter()
-            .map(|a| a.region)
-            .zip(plan.reaches.iter().copied()),
-    );
-    let shape = plan.shape;
-    let width = space.image().width();
+    let prepared = prepare(kernel, space)?;
+    let (rect, width) = (prepared.rect, prepared.width);
     let serial = rect.width * rect.height < serial_pixels;
     // Small convolutions run directly on this thread: two passes over a few
     // rows gain nothing.
-    if let Some(conv) = plan.convolution.filter(|_| !serial) {
+    if let Some(conv) = prepared.plan.convolution.filter(|_| !serial) {
+        let bindings = kernel.bindings();
         let mask = &bindings.masks[conv.mask];
         let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
         let size = (mask.slot.width as usize, mask.slot.height as usize);
@@ -85,33 +76,134 @@ pub(crate) fn execute<K: Kernel>(
     let views = kernel.cpu_views_in(rect)?;
     let mut out = space.image().write()?;
     let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
-    let launch = Launch {
-        inner,
-        shape,
-        cols: rect.x..rect.x + rect.width,
-        y0: rect.y,
-        width,
-        band: if serial {
-            rect.height.max(1)
-        } else {
-            band_rows(rect.width, rect.height)
-        },
-        serial,
-    };
-    // Windows whose size is not in their type get the loops of a known
-    // size where the launch proves one: instantiated only for kernels that
-    // have such windows.
-    if K::RUNTIME_WINDOWS {
-        match window_shape(&bindings) {
-            Some((3, 3)) => launch.run::<K, FullShape<3, 3>>(&views, rows),
-            Some((5, 5)) => launch.run::<K, FullShape<5, 5>>(&views, rows),
-            Some((7, 7)) => launch.run::<K, FullShape<7, 7>>(&views, rows),
-            _ => launch.run::<K, AnyShape>(&views, rows),
-        }
+    let band = if serial {
+        rect.height.max(1)
     } else {
-        launch.run::<K, AnyShape>(&views, rows);
-    }
+        band_rows(rect.width, rect.height)
+    };
+    prepared
+        .launch(rect.y, band, serial)
+        .run_in_shape::<K>(prepared.window, &views, rows);
     Ok(())
+}
+
+/// What every launch of a kernel over a space needs, worked out once: the
+/// plan, the interior and the window shape.
+pub(crate) struct Prepared {
+    plan: plan::Plan,
+    inner: Interior,
+    /// See [`window_shape`]; `None` also for kernels without run-time
+    /// sized windows.
+    window: Option<(u32, u32)>,
+    /// The iteration space.
+    pub(crate) rect: hipacc_core::Rect,
+    /// Row stride of the output image.
+    pub(crate) width: usize,
+}
+
+/// Checks `kernel`'s bindings against the output of `space` and plans the
+/// launch.
+pub(crate) fn prepare<K: Kernel>(
+    kernel: &K,
+    space: &IterationSpace<K::Output>,
+) -> Result<Prepared> {
+    let bindings = kernel.bindings();
+    check_aliasing::<K>(&bindings, space.image().id())?;
+    let plan = plan::plan(kernel, &bindings)?;
+    let rect = space.rect();
+    let inner = interior::interior(
+        rect,
+        bindings
+            .accessors
+            .iter()
+            .map(|a| a.region)
+            .zip(plan.reaches.iter().copied()),
+    );
+    Ok(Prepared {
+        plan,
+        inner,
+        window: if K::RUNTIME_WINDOWS {
+            window_shape(&bindings)
+        } else {
+            None
+        },
+        rect,
+        width: space.image().width(),
+    })
+}
+
+impl Prepared {
+    /// Computes rows `ys` into `rows` as [`execute`] does when it runs
+    /// the kernel as a separable convolution ;
+    /// `Ok(false)`, computing nothing, where [`execute`] would not.
+    pub(crate) fn separable_rows<K: Kernel>(
+        &self,
+        kernel: &K,
+        ys: std::ops::Range<usize>,
+        rows: &mut [K::Output],
+    ) -> Result<bool> {
+        let Some(conv) = self.plan.convolution else {
+            return Ok(false);
+        };
+        let bindings = kernel.bindings();
+        let mask = &bindings.masks[conv.mask];
+        let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
+        let size = (mask.slot.width as usize, mask.slot.height as usize);
+        let acc = &bindings.accessors[conv.acc];
+        separable::run_rows(
+            conv,
+            acc,
+            &coefficients,
+            size,
+            rows,
+            self.width,
+            self.rect,
+            ys,
+        )
+    }
+
+    /// The image a separable convolution reads, when the kernel may run as one.
+    pub(crate) fn separable_input<K: Kernel>(&self, kernel: &K) -> Option<u64> {
+        let conv = self.plan.convolution?;
+        Some(kernel.bindings().accessors[conv.acc].image.id())
+    }
+
+    /// A launch from row `y0` in bands of `band` rows.
+    fn launch(&self, y0: usize, band: usize, serial: bool) -> Launch<'_> {
+        Launch {
+            inner: &self.inner,
+            shape: self.plan.shape,
+            cols: self.rect.x..self.rect.x + self.rect.width,
+            y0,
+            width: self.width,
+            band,
+            serial,
+        }
+    }
+
+    /// Computes rows `ys` of the space, on this thread, into `rows` (whole
+    /// rows of the output's width from row `ys.start`), exactly as
+    /// [`execute`] computes them on its direct path.
+    pub(crate) fn run_rows<K: KernelBody>(
+        &self,
+        views: &K::CpuViews<'_>,
+        ys: std::ops::Range<usize>,
+        rows: &mut [K::Output],
+    ) {
+        debug_assert!(
+            self.rect.y <= ys.start
+                && ys.end <= self.rect.y + self.rect.height
+                && rows.len() == ys.len() * self.width,
+            "bug: rows {ys:?} of a space at rows {}..{}",
+            self.rect.y,
+            self.rect.y + self.rect.height
+        );
+        if ys.is_empty() {
+            return;
+        }
+        self.launch(ys.start, ys.len(), true)
+            .run_in_shape::<K>(self.window, views, rows);
+    }
 }
 
 /// `Some((w, h))` when every mask of the launch is `w x h` and every domain
@@ -130,8 +222,8 @@ fn window_shape(bindings: &Bindings) -> Option<(u32, u32)> {
 }
 
 /// How a launch splits its output rows, and what each row needs.
-struct Launch {
-    inner: Interior,
+struct Launch<'p> {
+    inner: &'p Interior,
     shape: LoopShape,
     /// The output columns.
     cols: std::ops::Range<usize>,
@@ -145,7 +237,28 @@ struct Launch {
     serial: bool,
 }
 
-impl Launch {
+impl Launch<'_> {
+    /// Runs [`Launch::run`] in the window shape `window` (see
+    /// [`window_shape`]): windows whose size is not in their type get the
+    /// loops of a known size where the launch proves one.
+    fn run_in_shape<K: KernelBody>(
+        &self,
+        window: Option<(u32, u32)>,
+        views: &K::CpuViews<'_>,
+        rows: &mut [K::Output],
+    ) {
+        // Instantiated only for kernels that have such windows.
+        if !K::RUNTIME_WINDOWS {
+            return self.run::<K, AnyShape>(views, rows);
+        }
+        match window {
+            Some((3, 3)) => self.run::<K, FullShape<3, 3>>(views, rows),
+            Some((5, 5)) => self.run::<K, FullShape<5, 5>>(views, rows),
+            Some((7, 7)) => self.run::<K, FullShape<7, 7>>(views, rows),
+            _ => self.run::<K, AnyShape>(views, rows),
+        }
+    }
+
     /// Computes the output `rows` (whole image rows from `y0`) with the
     /// window shape `S`, which the caller has checked (see
     /// [`window_shape`]).
@@ -154,7 +267,7 @@ impl Launch {
             for (i, row) in chunk.chunks_mut(self.width).enumerate() {
                 let y = self.y0 + b * self.band + i;
                 let row = &mut row[self.cols.clone()];
-                run_row::<K, S>(views, &self.inner, self.shape, self.cols.start, y, row);
+                run_row::<K, S>(views, self.inner, self.shape, self.cols.start, y, row);
             }
         };
         if self.serial {
@@ -203,21 +316,21 @@ fn run_row<K: KernelBody, S: WindowShape>(
     let row_inside = inner.rows.contains(&y);
     if inner.cols.is_empty() {
         if row_inside {
-            edge_loop::<K, S, LeftRight>(views, x0, y, row);
+            edge_loop::<K, LeftRight>(views, x0, y, row);
         } else {
-            edge_loop::<K, S, Border>(views, x0, y, row);
+            edge_loop::<K, Border>(views, x0, y, row);
         }
         return;
     }
     let (left, rest) = row.split_at_mut(inner.cols.start - x0);
     let (middle, right) = rest.split_at_mut(inner.cols.len());
     if !row_inside {
-        edge_loop::<K, S, Border>(views, x0, y, left);
-        edge_loop::<K, S, TopBottom>(views, inner.cols.start, y, middle);
-        edge_loop::<K, S, Border>(views, inner.cols.end, y, right);
+        edge_loop::<K, Border>(views, x0, y, left);
+        edge_loop::<K, TopBottom>(views, inner.cols.start, y, middle);
+        edge_loop::<K, Border>(views, inner.cols.end, y, right);
         return;
     }
-    edge_loop::<K, S, LeftRight>(views, x0, y, left);
+    edge_loop::<K, LeftRight>(views, x0, y, left);
     let (xs, yi) = (inner.cols.start as isize, y as isize);
     // The first few pixels run alone: the vector loops then start at a
     // 32-byte aligned output address, so that no vector store (AVX2 at
@@ -230,12 +343,16 @@ fn run_row<K: KernelBody, S: WindowShape>(
     interior_loop::<K, S>(LoopShape::Plain, views, xs, yi, first);
     let xs = xs + first.len() as isize;
     interior_loop::<K, S>(shape, views, xs, yi, rest);
-    edge_loop::<K, S, LeftRight>(views, inner.cols.end, y, right);
+    edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
 }
 
 /// Computes `row` (columns from `x0`) with the boundary condition applied
-/// on the axes `M` checks.
-fn edge_loop<K: KernelBody, S: WindowShape, M: ReadMode>(
+/// on the axes `M` checks, its window loops [`Rolled`]: each read through
+/// the boundary condition is then inlined once instead of called per
+/// position. Measured (`local-ratios`, 2048² f32): a 5x5 domain sum went
+/// from 1.28x to 1.03x the time of its 25 taps written out, the border
+/// strips having cost a quarter of its time.
+fn edge_loop<K: KernelBody, M: ReadMode>(
     views: &K::CpuViews<'_>,
     x0: usize,
     y: usize,
@@ -245,7 +362,7 @@ fn edge_loop<K: KernelBody, S: WindowShape, M: ReadMode>(
         // SAFETY: every mode but `Interior` checks its reads, so `cpu_pixel`
         // has no precondition in `M`; `run_row` picks `M` so that the axes
         // it leaves unchecked read inside.
-        *out = unsafe { K::cpu_pixel_in::<M, S>(views, (x0 + i) as isize, y as isize) };
+        *out = unsafe { K::cpu_pixel_in::<M, Rolled>(views, (x0 + i) as isize, y as isize) };
     }
 }
 

@@ -227,6 +227,42 @@ pub(crate) fn run<T: Pixel>(
     }
 }
 
+/// [`run`] for the output rows `ys` of `space` only, into `rows` (whole
+/// rows of `out_width` from row `ys.start`), on this thread: each row is
+/// computed as [`run`] computes it, whatever the rows around it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_rows<T: Pixel>(
+    conv: Convolution,
+    acc: &AccessorBinding,
+    coefficients: &[f64],
+    size: (usize, usize),
+    rows: &mut [T],
+    out_width: usize,
+    space: Rect,
+    ys: std::ops::Range<usize>,
+) -> Result<bool> {
+    let mask = Mask {
+        coefficients,
+        size,
+        stride: conv.stride,
+    };
+    let first = ys.start - space.y;
+    if ys.is_empty() {
+        return Ok(true);
+    }
+    if let Some(rows) = as_float::<T, f32>(rows) {
+        with_setup(acc, mask, space, |src, taps| {
+            f32::with_scratch(|buf| band_pass(src, taps, space, first, rows, out_width, buf))
+        })
+    } else if let Some(rows) = as_float::<T, f64>(rows) {
+        with_setup(acc, mask, space, |src, taps| {
+            f64::with_scratch(|buf| band_pass(src, taps, space, first, rows, out_width, buf))
+        })
+    } else {
+        Ok(false)
+    }
+}
+
 /// The mask of a convolution and the strides it is applied with.
 #[derive(Clone, Copy)]
 struct Mask<'a> {
@@ -253,6 +289,28 @@ fn run_typed<T: Float>(
     out: &mut [T],
     out_width: usize,
     space: Rect,
+) -> Result<bool> {
+    let band_rows = band_rows::<T>(space.width, mask.size.1, mask.stride.1);
+    let rows = &mut out[space.y * out_width..(space.y + space.height) * out_width];
+    with_setup(acc, mask, space, |source, taps| {
+        rows.par_chunks_mut(out_width * band_rows)
+            .enumerate()
+            .for_each(|(b, band)| {
+                T::with_scratch(|buf| {
+                    band_pass(source, taps, space, b * band_rows, band, out_width, buf);
+                });
+            });
+    })
+}
+
+/// Runs `f` with the source and taps of the convolution of `acc` with
+/// `mask` over `space`; `Ok(false)` without running it where the mask is
+/// not rank 1 or the accessor's pixels are not `T`.
+fn with_setup<T: Float>(
+    acc: &AccessorBinding,
+    mask: Mask<'_>,
+    space: Rect,
+    f: impl FnOnce(&Source<'_, T>, &Taps<T>),
 ) -> Result<bool> {
     let (w, h) = mask.size;
     let Some((kx, ky)) = factors(mask.coefficients, w, h, 4.0 * T::EPSILON) else {
@@ -289,15 +347,7 @@ fn run_typed<T: Float>(
             base: ((sy - 1) * space.y) as i64,
         },
     };
-    let band_rows = band_rows::<T>(space.width, h, sy);
-    let rows = &mut out[space.y * out_width..(space.y + space.height) * out_width];
-    rows.par_chunks_mut(out_width * band_rows)
-        .enumerate()
-        .for_each(|(b, band)| {
-            T::with_scratch(|buf| {
-                band_pass(&source, &taps, space, b * band_rows, band, out_width, buf);
-            });
-        });
+    f(&source, &taps);
     Ok(true)
 }
 

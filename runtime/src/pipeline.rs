@@ -1,0 +1,128 @@
+//! Pipelines: kernels that read each other's outputs, run as one.
+//!
+//! A program of image kernels is a graph: a blur writes an image that a
+//! sharpen reads, a gradient feeds a structure tensor. Run kernel by
+//! kernel, every intermediate image makes a round trip through memory.
+//! A [`Pipeline`] knows the graph, and on the CPU runs it per row strip of
+//! its last stage: each earlier stage computes only the rows the strip
+//! needs into a cache-sized scratch buffer (recomputing the few halo rows
+//! that neighbouring strips share), and its consumers read them there
+//! (Halide's `compute_at`). The result is the same, bit for bit, as running
+//! the stages one after another with [`crate::Execute::execute`], including reads
+//! of an intermediate outside its extent, which follow the reading
+//! accessor's boundary condition at any distance.
+//!
+//! The intermediates are the pipeline's business: on the CPU their images
+//! are not written (only the last stage's output is), so give each its own
+//! image and read only the last output afterwards. Other devices run the
+//! stages one by one, and do write them.
+
+use crate::cpu::fused::{self, KernelStage, Stage};
+use crate::device::DeviceInner;
+use crate::{Device, Result};
+use hipacc_core::{IterationSpace, Kernel};
+
+/// Kernels run as one program, each stage reading images that earlier
+/// stages write. Stages are listed producers first; the last one writes
+/// the pipeline's result.
+///
+/// ```
+/// use hipacc::pipeline::Pipeline;
+/// use hipacc::prelude::*;
+///
+/// /// A 3x3 box blur.
+/// #[derive(Kernel)]
+/// #[kernel(output = f32)]
+/// struct Blur {
+///     input: Accessor<f32>,
+///     window: Domain,
+/// }
+///
+/// #[kernel_body]
+/// impl Blur {
+///     fn kernel(&self) -> f32 {
+///         reduce(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) / 9.0
+///     }
+/// }
+///
+/// /// The input plus `amount` times its difference from the blur.
+/// #[derive(Kernel)]
+/// #[kernel(output = f32)]
+/// struct Sharpen {
+///     input: Accessor<f32>,
+///     blurred: Accessor<f32>,
+///     amount: f32,
+/// }
+///
+/// #[kernel_body]
+/// impl Sharpen {
+///     fn kernel(&self) -> f32 {
+///         self.input() + self.amount * (self.input() - self.blurred())
+///     }
+/// }
+///
+/// fn main() -> Result<(), hipacc::Error> {
+///     let (w, h) = (67, 45);
+///     let input = Image::from_fn(w, h, |x, y| ((x * 7 + y * 3) % 11) as f32)?;
+///     let (blurred, out) = (Image::<f32>::new(w, h)?, Image::<f32>::new(w, h)?);
+///     let blur = Blur {
+///         input: Accessor::new(&input).with_boundary(Boundary::Mirror),
+///         window: Domain::new(3, 3)?,
+///     };
+///     let sharpen = Sharpen {
+///         input: Accessor::new(&input),
+///         blurred: Accessor::new(&blurred),
+///         amount: 0.5,
+///     };
+///     let (blur_space, out_space) = (IterationSpace::full(&blurred), IterationSpace::full(&out));
+///     Pipeline::new()
+///         .stage(&blur, &blur_space)
+///         .stage(&sharpen, &out_space)
+///         .execute(&Device::cpu())?;
+///
+///     // The same as running the kernels one after the other.
+///     let fused = out.to_vec()?;
+///     blur.execute(&Device::cpu(), &blur_space)?;
+///     sharpen.execute(&Device::cpu(), &out_space)?;
+///     assert_eq!(fused, out.to_vec()?);
+///     Ok(())
+/// }
+/// ```
+#[derive(Default)]
+pub struct Pipeline<'a> {
+    stages: Vec<Box<dyn Stage + 'a>>,
+}
+
+impl<'a> Pipeline<'a> {
+    /// A pipeline without stages.
+    pub fn new() -> Pipeline<'a> {
+        Pipeline { stages: Vec::new() }
+    }
+
+    /// Adds `kernel` over `space` as the next stage: it may read the
+    /// outputs of the stages before it.
+    pub fn stage<K: Kernel>(
+        mut self,
+        kernel: &'a K,
+        space: &'a IterationSpace<K::Output>,
+    ) -> Pipeline<'a> {
+        self.stages.push(Box::new(KernelStage { kernel, space }));
+        self
+    }
+
+    /// Runs the stages on `device`. An error when two stages write one
+    /// image or a stage reads the output of itself or of a later stage.
+    pub fn execute(&self, device: &Device) -> Result<()> {
+        if self.stages.is_empty() {
+            return Ok(());
+        }
+        let stages: Vec<&dyn Stage> = self.stages.iter().map(|s| s.as_ref()).collect();
+        match device.inner() {
+            DeviceInner::Cpu { serial_pixels } => fused::run(&stages, device, *serial_pixels),
+            _ => {
+                fused::check_order(&stages)?;
+                stages.iter().try_for_each(|s| s.execute(device))
+            }
+        }
+    }
+}
