@@ -3,9 +3,17 @@
 //! Every kernel reads the solution with [`Boundary::Constant`]`(0)`: a
 //! neighbour outside the grid contributes nothing to the neighbour sum and
 //! the boundary condition enters through the diagonal instead (see the
-//! [module docs](super)). `e` counts the sides of the cell on the boundary,
-//! so the diagonal is `4 + bc * e` with `bc = +1` (Dirichlet, ghost `-u`)
-//! or `-1` (Neumann, ghost `u`).
+//! [multigrid docs](super)). `e` counts the sides of the cell on the
+//! boundary, so the diagonal is `4 + bc * e` with `bc = +1` (Dirichlet,
+//! ghost `-u`) or `-1` (Neumann, ghost `u`) on a grid of equal cells.
+//!
+//! The last column and row of a coarse level may be narrower than the
+//! other cells (`last_w`, `last_h` in cell widths). The operator is then
+//! the finite-volume one: each face couples its two cells with its length
+//! over the distance of their centres, `c = a⊥ · 2 / (a + a')`, and the
+//! diagonal is the sum of the couplings (plus `2 e` for Dirichlet, whose
+//! grids have equal cells). On equal cells every `c` is 1 and the
+//! arithmetic is the plain 5-point stencil's, bit for bit.
 //!
 //! Kernels that read a grid of another size (restriction, prolongation)
 //! read through computed offsets: with the space's origin at 0, the offset
@@ -22,10 +30,11 @@ macro_rules! multigrid_kernels {
         pub(crate) mod $m {
             use crate::prelude::*;
 
-            /// One smoothing launch: `u' = (1 - w) u + w (h² f + Σ nb) / d`
+            /// One smoothing launch: `u' = (1 - w) u + w (h² f + Σ c nb) / d`
             /// on every cell (`colour` -1: weighted Jacobi) or on the cells of
             /// one colour (`(x + y) % 2 == colour`, `w` 1: a Gauss-Seidel
-            /// half-sweep), the other colour passing through unchanged.
+            /// half-sweep), the other colour passing through unchanged. `c`
+            /// is the coupling of each face (see the [module docs](super)).
             #[derive(Kernel)]
             #[kernel(output = $t)]
             pub(crate) struct Smooth {
@@ -36,6 +45,14 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                /// Width of the last column, in cell widths.
+                pub(crate) last_w: $t,
+                /// Height of the last row.
+                pub(crate) last_h: $t,
+                /// Coupling across the face into the last column.
+                pub(crate) face_w: $t,
+                /// Coupling across the face into the last row.
+                pub(crate) face_h: $t,
                 pub(crate) colour: i32,
             }
 
@@ -46,9 +63,21 @@ macro_rules! multigrid_kernels {
                     let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
                     let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
                     let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
-                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
-                    let nb =
-                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let cw = ay * kw * (1.0 - ex);
+                    let ce = ay * ke * (1.0 - ew);
+                    let cn = ax * kn * (1.0 - ey);
+                    let cs = ax * ks * (1.0 - eh);
+                    let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
+                    let nb = cw * self.u.at(-1, 0)
+                        + ce * self.u.at(1, 0)
+                        + cn * self.u.at(0, -1)
+                        + cs * self.u.at(0, 1);
                     let update =
                         (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
                     if self.colour < 0 || (x() + y()) % 2 == self.colour {
@@ -59,7 +88,7 @@ macro_rules! multigrid_kernels {
                 }
             }
 
-            /// The residual `r = f - (d u - Σ nb) / h²`.
+            /// The residual `r = f - (d u - Σ c nb) / h²`.
             #[derive(Kernel)]
             #[kernel(output = $t)]
             pub(crate) struct Residual {
@@ -69,6 +98,10 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                pub(crate) last_w: $t,
+                pub(crate) last_h: $t,
+                pub(crate) face_w: $t,
+                pub(crate) face_h: $t,
             }
 
             #[kernel_body]
@@ -78,9 +111,21 @@ macro_rules! multigrid_kernels {
                     let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
                     let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
                     let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
-                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
-                    let nb =
-                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let cw = ay * kw * (1.0 - ex);
+                    let ce = ay * ke * (1.0 - ew);
+                    let cn = ax * kn * (1.0 - ey);
+                    let cs = ax * ks * (1.0 - eh);
+                    let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
+                    let nb = cw * self.u.at(-1, 0)
+                        + ce * self.u.at(1, 0)
+                        + cn * self.u.at(0, -1)
+                        + cs * self.u.at(0, 1);
                     self.f() - (d * self.u() - nb) * self.inv_h2
                 }
             }
@@ -120,6 +165,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
+                /// The fine grid's last column width, as in [`Smooth`].
+                pub(crate) last_w: $t,
+                pub(crate) last_h: $t,
+                pub(crate) face_w: $t,
+                pub(crate) face_h: $t,
             }
 
             #[kernel_body]
@@ -134,13 +184,23 @@ macro_rules! multigrid_kernels {
                             let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
                             let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
                             let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
-                            let d = 4.0 + self.bc * (ex + ew + ey + eh);
+                            let ax: $t = if fx == self.w - 1 { self.last_w } else { 1.0 };
+                            let ay: $t = if fy == self.h - 1 { self.last_h } else { 1.0 };
+                            let kw: $t = if fx == self.w - 1 { self.face_w } else { 1.0 };
+                            let ke: $t = if fx == self.w - 2 { self.face_w } else { 1.0 };
+                            let kn: $t = if fy == self.h - 1 { self.face_h } else { 1.0 };
+                            let ks: $t = if fy == self.h - 2 { self.face_h } else { 1.0 };
+                            let cw = ay * kw * (1.0 - ex);
+                            let ce = ay * ke * (1.0 - ew);
+                            let cn = ax * kn * (1.0 - ey);
+                            let cs = ax * ks * (1.0 - eh);
+                            let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
                             let ox = fx - x();
                             let oy = fy - y();
-                            let nb = self.u.at(ox - 1, oy)
-                                + self.u.at(ox + 1, oy)
-                                + self.u.at(ox, oy - 1)
-                                + self.u.at(ox, oy + 1);
+                            let nb = cw * self.u.at(ox - 1, oy)
+                                + ce * self.u.at(ox + 1, oy)
+                                + cn * self.u.at(ox, oy - 1)
+                                + cs * self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
                             let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };

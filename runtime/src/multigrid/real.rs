@@ -33,6 +33,24 @@ pub struct Grid {
     pub(crate) h2: f64,
     /// `+1` Dirichlet, `-1` Neumann.
     pub(crate) bc: f64,
+    /// The width of the last column of cells in units of this level's
+    /// cell width, in `(0, 1]` (below 1 where coarsening met odd sizes).
+    pub(crate) last_w: f64,
+    /// The height of the last row of cells likewise.
+    pub(crate) last_h: f64,
+}
+
+impl Grid {
+    /// The coupling across the face into the last column, relative to a
+    /// face between full cells: the centres are `(1 + last_w) / 2` apart.
+    pub(crate) fn face_w(&self) -> f64 {
+        2.0 / (1.0 + self.last_w)
+    }
+
+    /// The coupling across the face into the last row likewise.
+    pub(crate) fn face_h(&self) -> f64 {
+        2.0 / (1.0 + self.last_h)
+    }
 }
 
 /// Reads the solution: outside neighbours are 0 (the diagonal carries the
@@ -122,6 +140,10 @@ macro_rules! launches {
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                     colour,
                 }
                 .execute(d, &IterationSpace::full(out))
@@ -140,6 +162,10 @@ macro_rules! launches {
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                 }
                 .execute(d, &IterationSpace::full(out))
             }
@@ -160,6 +186,10 @@ macro_rules! launches {
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                 }
                 .execute(d, &IterationSpace::full(out))
             }
@@ -206,6 +236,10 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
                         colour: -1,
                     }
                     .ir()?,
@@ -216,6 +250,10 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
                     }
                     .ir()?,
                     $m::Restrict { fine: sol(fine) }.ir()?,
@@ -226,6 +264,10 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
                     }
                     .ir()?,
                     $m::ProlongAdd {
