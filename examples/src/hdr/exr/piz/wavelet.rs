@@ -146,7 +146,8 @@ mod tests {
                 for j in 0..ox {
                     encode(&mut buf[j..], nx, ox, ny, oy, max);
                 }
-                if nx * ny > 4 {
+                // A side of 1 leaves nothing to transform.
+                if nx.min(ny) >= 2 {
                     assert_ne!(buf, values, "{nx}x{ny}: nothing encoded");
                 }
                 for j in 0..ox {
