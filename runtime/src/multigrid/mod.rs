@@ -510,17 +510,24 @@ fn max_change<T: Real>(u: &Image<T>, previous: &mut [T]) -> Result<f64> {
         .reduce(|| 0.0, f64::max))
 }
 
-/// `sqrt(Σ v² / n)` in `f64`.
+/// `sqrt(Σ v² / n)` in `f64`, summed in parallel chunks (a fixed grouping,
+/// so the result does not depend on scheduling).
 fn rms<T: Real>(img: &Image<T>) -> Result<f64> {
+    use rayon::prelude::*;
     let pixels = img.read()?;
-    let sum: f64 = pixels
-        .iter()
-        .map(|&v| {
-            let v: f64 = v.into();
-            v * v
+    let partial: Vec<f64> = pixels
+        .par_chunks(1 << 14)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|&v| {
+                    let v: f64 = v.into();
+                    v * v
+                })
+                .sum()
         })
-        .sum();
-    Ok((sum / pixels.len() as f64).sqrt())
+        .collect();
+    Ok((partial.iter().sum::<f64>() / pixels.len() as f64).sqrt())
 }
 
 #[cfg(test)]
