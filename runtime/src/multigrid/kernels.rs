@@ -12,8 +12,9 @@
 //! the finite-volume one: each face couples its two cells with its length
 //! over the distance of their centres, `c = a⊥ · 2 / (a + a')`, and the
 //! diagonal is the sum of the couplings (plus `2 e` for Dirichlet, whose
-//! grids have equal cells). On equal cells every `c` is 1 and the
-//! arithmetic is the plain 5-point stencil's, bit for bit.
+//! grids have equal cells). Those are the `*Cells` kernels; a level of
+//! equal cells (every finest level, and every level of an even size) runs
+//! the plain 5-point kernels, which do less arithmetic per cell.
 //!
 //! Kernels that read a grid of another size (restriction, prolongation)
 //! read through computed offsets: with the space's origin at 0, the offset
@@ -30,14 +31,49 @@ macro_rules! multigrid_kernels {
         pub(crate) mod $m {
             use crate::prelude::*;
 
-            /// One smoothing launch: `u' = (1 - w) u + w (h² f + Σ c nb) / d`
+            /// One smoothing launch: `u' = (1 - w) u + w (h² f + Σ nb) / d`
             /// on every cell (`colour` -1: weighted Jacobi) or on the cells of
             /// one colour (`(x + y) % 2 == colour`, `w` 1: a Gauss-Seidel
-            /// half-sweep), the other colour passing through unchanged. `c`
-            /// is the coupling of each face (see the [module docs](super)).
+            /// half-sweep), the other colour passing through unchanged.
             #[derive(Kernel)]
             #[kernel(output = $t)]
             pub(crate) struct Smooth {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) omega: $t,
+                pub(crate) h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+                pub(crate) colour: i32,
+            }
+
+            #[kernel_body]
+            impl Smooth {
+                fn kernel(&self) -> $t {
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
+                    let nb =
+                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    let update =
+                        (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
+                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
+                        update
+                    } else {
+                        self.u()
+                    }
+                }
+            }
+
+            /// [`Smooth`] on a grid whose last column or row is narrower:
+            /// `u' = (1 - w) u + w (h² f + Σ c nb) / d` with `c` the coupling
+            /// of each face (see the [module docs](super)).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct SmoothCells {
                 pub(crate) u: Accessor<$t>,
                 pub(crate) f: Accessor<$t>,
                 pub(crate) omega: $t,
@@ -57,7 +93,7 @@ macro_rules! multigrid_kernels {
             }
 
             #[kernel_body]
-            impl Smooth {
+            impl SmoothCells {
                 fn kernel(&self) -> $t {
                     let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
                     let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
@@ -88,10 +124,37 @@ macro_rules! multigrid_kernels {
                 }
             }
 
-            /// The residual `r = f - (d u - Σ c nb) / h²`.
+            /// The residual `r = f - (d u - Σ nb) / h²`.
             #[derive(Kernel)]
             #[kernel(output = $t)]
             pub(crate) struct Residual {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+            }
+
+            #[kernel_body]
+            impl Residual {
+                fn kernel(&self) -> $t {
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let d = 4.0 + self.bc * (ex + ew + ey + eh);
+                    let nb =
+                        self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    self.f() - (d * self.u() - nb) * self.inv_h2
+                }
+            }
+
+            /// [`Residual`] on a grid whose last column or row is narrower:
+            /// `r = f - (d u - Σ c nb) / h²`.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ResidualCells {
                 pub(crate) u: Accessor<$t>,
                 pub(crate) f: Accessor<$t>,
                 pub(crate) inv_h2: $t,
@@ -105,7 +168,7 @@ macro_rules! multigrid_kernels {
             }
 
             #[kernel_body]
-            impl Residual {
+            impl ResidualCells {
                 fn kernel(&self) -> $t {
                     let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
                     let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
@@ -165,6 +228,54 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
+            }
+
+            #[kernel_body]
+            impl ResidualRestrict {
+                fn kernel(&self) -> $t {
+                    let mut s: $t = 0.0;
+                    for j in 0..2 {
+                        for i in 0..2 {
+                            let fx = 2 * x() + i;
+                            let fy = 2 * y() + j;
+                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
+                            let d = 4.0 + self.bc * (ex + ew + ey + eh);
+                            let ox = fx - x();
+                            let oy = fy - y();
+                            let nb = self.u.at(ox - 1, oy)
+                                + self.u.at(ox + 1, oy)
+                                + self.u.at(ox, oy - 1)
+                                + self.u.at(ox, oy + 1);
+                            let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
+                            // Cells past an odd edge are padding: no residual.
+                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
+                            s += in_x * in_y * r;
+                        }
+                    }
+                    0.25 * s
+                }
+            }
+
+            /// [`ResidualRestrict`] from a fine grid whose last column or row
+            /// is narrower: a quarter of the sum of the
+            /// residuals of the 2x2 fine cells under the coarse cell,
+            /// computed where they are read (cells past an odd edge count
+            /// as zero, as in [`Restrict`]).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ResidualRestrictCells {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                /// Fine-grid width.
+                pub(crate) w: i32,
+                /// Fine-grid height.
+                pub(crate) h: i32,
                 /// The fine grid's last column width, as in [`Smooth`].
                 pub(crate) last_w: $t,
                 pub(crate) last_h: $t,
@@ -173,7 +284,7 @@ macro_rules! multigrid_kernels {
             }
 
             #[kernel_body]
-            impl ResidualRestrict {
+            impl ResidualRestrictCells {
                 fn kernel(&self) -> $t {
                     let mut s: $t = 0.0;
                     for j in 0..2 {

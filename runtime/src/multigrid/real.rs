@@ -51,6 +51,12 @@ impl Grid {
     pub(crate) fn face_h(&self) -> f64 {
         2.0 / (1.0 + self.last_h)
     }
+
+    /// Whether every cell is a full one: the plain 5-point kernels apply,
+    /// which do less arithmetic per cell than the coupled ones.
+    pub(crate) fn equal_cells(&self) -> bool {
+        self.last_w == 1.0 && self.last_h == 1.0
+    }
 }
 
 /// Reads the solution: outside neighbours are 0 (the diagonal carries the
@@ -132,7 +138,20 @@ macro_rules! launches {
                 omega: f64,
                 colour: i32,
             ) -> Result<()> {
-                $m::Smooth {
+                if g.equal_cells() {
+                    return $m::Smooth {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: omega as $t,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        colour,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::SmoothCells {
                     u: sol(u),
                     f: Accessor::new(f),
                     omega: omega as $t,
@@ -155,7 +174,18 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                $m::Residual {
+                if g.equal_cells() {
+                    return $m::Residual {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::ResidualCells {
                     u: sol(u),
                     f: Accessor::new(f),
                     inv_h2: (1.0 / g.h2) as $t,
@@ -179,7 +209,18 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                $m::ResidualRestrict {
+                if g.equal_cells() {
+                    return $m::ResidualRestrict {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::ResidualRestrictCells {
                     u: sol(u),
                     f: sol(f),
                     inv_h2: (1.0 / g.h2) as $t,
@@ -236,6 +277,35 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
+                        colour: -1,
+                    }
+                    .ir()?,
+                    $m::Residual {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::ResidualRestrict {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::SmoothCells {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: 0.8,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
                         last_w: g.last_w as $t,
                         last_h: g.last_h as $t,
                         face_w: g.face_w() as $t,
@@ -243,7 +313,7 @@ macro_rules! launches {
                         colour: -1,
                     }
                     .ir()?,
-                    $m::Residual {
+                    $m::ResidualCells {
                         u: sol(u),
                         f: Accessor::new(f),
                         inv_h2: (1.0 / g.h2) as $t,
@@ -257,7 +327,7 @@ macro_rules! launches {
                     }
                     .ir()?,
                     $m::Restrict { fine: sol(fine) }.ir()?,
-                    $m::ResidualRestrict {
+                    $m::ResidualRestrictCells {
                         u: sol(u),
                         f: sol(f),
                         inv_h2: (1.0 / g.h2) as $t,
