@@ -247,9 +247,45 @@ fn luminance_chroma_with_other_compressions_is_refused_by_name() {
     });
     let name = b"compression\0compression\0";
     let at = bytes.windows(name.len()).position(|x| x == name).unwrap() + name.len() + 4;
-    bytes[at] = 4; // PIZ
+    bytes[at] = 5; // PXR24
     let err = load_error(&bytes);
-    assert!(err.contains("with PIZ are not supported"), "{err}");
+    assert!(err.contains("with PXR24 are not supported"), "{err}");
+}
+
+/// A fixture written by the OpenEXR library (tests/data/make_luma_chroma_piz.py).
+fn fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn luminance_chroma_piz_files_match_their_zip_twins() {
+    // Y half or float, RY and BY half sampled 2x2, 40x70: three PIZ blocks.
+    for kind in ["half", "float"] {
+        let piz = load(&fixture(&format!("luma_chroma_{kind}_piz.exr")));
+        let zip = load(&fixture(&format!("luma_chroma_{kind}_zip.exr")));
+        let (a, b) = (pixels(&piz.image), pixels(&zip.image));
+        assert_eq!((piz.image.width(), piz.image.height()), (40, 70));
+        assert_eq!(a, b, "{kind}");
+        // Colour, not grey: the chroma planes were read.
+        assert!(a.iter().any(|p| (p[0] - p[2]).abs() > 0.05), "{kind}");
+    }
+}
+
+#[test]
+fn corrupt_piz_blocks_are_errors_or_pixels_never_panics() {
+    let good = fixture("luma_chroma_float_piz.exr");
+    for at in (400..good.len()).step_by(97) {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x5a;
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "in.exr", &bytes);
+        if let Err(e) = input::load(&path) {
+            assert!(!e.to_string().contains('\n'), "{e}");
+        }
+    }
 }
 
 /// CIE XYZ as RGB: primaries (1,0), (0,1), (0,0), equal-energy white.

@@ -392,9 +392,22 @@ fn normalising_scale(hi: f32) -> f32 {
     2f64.powi(-e.clamp(-126, 128)) as f32
 }
 
+/// Bins of the histogram the percentiles are located in.
+const BINS: usize = 1 << 16;
+/// Fine bins per coarse bin: the histogram is counted in two passes.
+const FINE: usize = 1 << 6;
+
 /// The `black` % and `100 - white` % percentiles of `u` (the values of
 /// those ranks in sorted order, as pfstmo takes them), located in a
 /// 65536-bin histogram over `[min, max]` and interpolated inside the bin.
+///
+/// The histogram is counted in two passes: 1024 coarse bins of 64 bins
+/// each, then the 64 bins of the two coarse bins that hold the ranks. One
+/// pass of 65536 bins needs half a megabyte of counts per task, which the
+/// allocator maps fresh and the first write faults in page by page: that
+/// cost more than counting the pixels. The coarse bin of a value is its
+/// fine bin divided by 64, exactly (the bin width scales by a power of
+/// two), so the result is the one-pass result, bit for bit.
 fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(f32, f32)> {
     let (lo, hi) = (
         reduce::min(dev, u, None)? as f64,
@@ -403,18 +416,34 @@ fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(
     if hi <= lo {
         return Ok((lo as f32, hi as f32));
     }
-    const BINS: usize = 1 << 16;
     // Widen the top so the maximum falls inside the last bin.
     let top = hi + (hi - lo) * 1e-6;
-    let hist = reduce::histogram(dev, u, None, BINS, lo, top)?;
-    let n: u64 = hist.iter().sum();
-    let at = |fraction: f64| -> f32 {
-        // The value of rank floor(fraction * n) in sorted order.
-        let rank = ((fraction * n as f64) as u64).min(n.saturating_sub(1));
+    let coarse = reduce::histogram(dev, u, None, BINS / FINE, lo, top)?;
+    let n: u64 = coarse.iter().sum();
+    // The value of rank floor(fraction * n) in sorted order.
+    let rank = |fraction: f64| ((fraction * n as f64) as u64).min(n.saturating_sub(1));
+    let ranks = [
+        rank(0.01 * f64::from(black)),
+        rank(1.0 - 0.01 * f64::from(white)),
+    ];
+    // The coarse bin holding each rank, and the count below it.
+    let located = ranks.map(|rank| {
         let mut seen = 0u64;
-        for (i, &c) in hist.iter().enumerate() {
+        for (i, &c) in coarse.iter().enumerate() {
+            if seen + c > rank {
+                return (i, seen);
+            }
+            seen += c;
+        }
+        (coarse.len() - 1, seen)
+    });
+    let fine = fine_counts(u, lo, top, [located[0].0, located[1].0])?;
+    let value = |k: usize| -> f32 {
+        let ((bin, mut seen), rank) = (located[k], ranks[k]);
+        for (j, &c) in fine[k].iter().enumerate() {
             if seen + c > rank {
                 let inside = (rank - seen) as f64 + 0.5;
+                let i = bin * FINE + j;
                 let v = lo + (top - lo) * (i as f64 + inside / c as f64) / BINS as f64;
                 return v as f32;
             }
@@ -422,10 +451,27 @@ fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(
         }
         hi as f32
     };
-    Ok((
-        at(0.01 * f64::from(black)),
-        at(1.0 - 0.01 * f64::from(white)),
-    ))
+    Ok((value(0), value(1)))
+}
+
+/// The counts of the 64 fine bins of each of two coarse bins, with the
+/// bin of a value computed as [`reduce::histogram`] computes it for
+/// [`BINS`] bins over `[lo, top)`.
+fn fine_counts(u: &Image<f32>, lo: f64, top: f64, bins: [usize; 2]) -> Result<[[u64; FINE]; 2]> {
+    let scale = BINS as f64 / (top - lo);
+    let mut counts = [[0u64; FINE]; 2];
+    for &v in u.read()?.iter() {
+        let v = f64::from(v);
+        if v >= lo && v < top {
+            let b = (((v - lo) * scale) as usize).min(BINS - 1);
+            for (k, &bin) in bins.iter().enumerate() {
+                if b / FINE == bin {
+                    counts[k][b % FINE] += 1;
+                }
+            }
+        }
+    }
+    Ok(counts)
 }
 
 #[cfg(test)]

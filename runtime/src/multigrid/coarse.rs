@@ -6,8 +6,9 @@
 //! operations for `n = w h` unknowns (a 64x64 grid: 1.7e7 and 1.6e4). The
 //! factor is computed once per grid and reused by every cycle.
 //!
-//! The matrix is `h²` times the operator: `d u_c - Σ nb = h² f` with the
-//! diagonal of the [module docs](super). A pure Neumann problem is singular
+//! The matrix is `h²` times the operator: `d u_c - Σ c nb = h² f` with the
+//! diagonal and the face couplings `c` of the kernels (1 between equal
+//! cells; see [`super::kernels`] for a narrower last column or row). A pure Neumann problem is singular
 //! (constants are its null space): the right-hand side is projected to
 //! zero mean, the last unknown is fixed to 0 and its equation dropped (it
 //! follows from the others when the right-hand side is compatible), which
@@ -26,6 +27,8 @@ pub(crate) struct CoarseSolver {
     w: usize,
     h: usize,
     bc: Bc,
+    /// Width of the last column and height of the last row, in cell widths.
+    last: (f64, f64),
     /// Half-bandwidth.
     b: usize,
     /// Unknowns in the factor (one fewer than cells for Neumann).
@@ -35,9 +38,10 @@ pub(crate) struct CoarseSolver {
 }
 
 impl CoarseSolver {
-    /// Factorises the operator of a `w x h` grid, or `None` when the band
-    /// would exceed [`MAX_BAND_ENTRIES`].
-    pub(crate) fn new(w: usize, h: usize, bc: Bc) -> Option<CoarseSolver> {
+    /// Factorises the operator of a `w x h` grid whose last column and row
+    /// are `last` cell widths wide and high, or `None` when the band would
+    /// exceed [`MAX_BAND_ENTRIES`].
+    pub(crate) fn new(w: usize, h: usize, bc: Bc, last: (f64, f64)) -> Option<CoarseSolver> {
         let b = w.min(h);
         let cells = w * h;
         if cells.checked_mul(b + 1)? > MAX_BAND_ENTRIES {
@@ -51,6 +55,7 @@ impl CoarseSolver {
             w,
             h,
             bc,
+            last,
             b,
             n,
             factor: vec![0.0; n * (b + 1)],
@@ -68,22 +73,47 @@ impl CoarseSolver {
         }
     }
 
+    /// The width and height of cell `(x, y)`, in cell widths.
+    fn size(&self, x: usize, y: usize) -> (f64, f64) {
+        let a = if x + 1 == self.w { self.last.0 } else { 1.0 };
+        let b = if y + 1 == self.h { self.last.1 } else { 1.0 };
+        (a, b)
+    }
+
+    /// The coupling of neighbouring cells `p` and `q`: the length of their
+    /// common face over the distance of their centres.
+    fn coupling(&self, p: (usize, usize), q: (usize, usize)) -> f64 {
+        let (sp, sq) = (self.size(p.0, p.1), self.size(q.0, q.1));
+        if p.1 == q.1 {
+            sp.1 * 2.0 / (sp.0 + sq.0)
+        } else {
+            sp.0 * 2.0 / (sp.1 + sq.1)
+        }
+    }
+
     /// Matrix entry `A[i][j]` for `j <= i`, `i - j <= b`.
     fn entry(&self, i: usize, j: usize) -> f64 {
         let (xi, yi) = self.cell(i);
         if i == j {
-            let sides = usize::from(xi == 0)
-                + usize::from(xi + 1 == self.w)
-                + usize::from(yi == 0)
-                + usize::from(yi + 1 == self.h);
+            let (w, h) = (self.w as i64, self.h as i64);
+            let mut d = 0.0;
+            let mut sides = 0.0;
+            for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                let (x, y) = (xi as i64 + dx, yi as i64 + dy);
+                if x < 0 || y < 0 || x >= w || y >= h {
+                    sides += 1.0;
+                } else {
+                    d += self.coupling((xi, yi), (x as usize, y as usize));
+                }
+            }
             return match self.bc {
-                Bc::Dirichlet => 4.0 + sides as f64,
-                Bc::Neumann => 4.0 - sides as f64,
+                Bc::Dirichlet => d + 2.0 * sides,
+                Bc::Neumann => d,
             };
         }
         let (xj, yj) = self.cell(j);
         if xi.abs_diff(xj) + yi.abs_diff(yj) == 1 {
-            -1.0
+            -self.coupling((xi, yi), (xj, yj))
         } else {
             0.0
         }
@@ -196,7 +226,7 @@ mod tests {
         for (w, h) in [(1, 1), (2, 3), (5, 3), (7, 7), (16, 4), (3, 11)] {
             for bc in [Bc::Dirichlet, Bc::Neumann] {
                 let f: Vec<f64> = (0..w * h).map(|i| ((i * 7) % 5) as f64 - 2.0).collect();
-                let s = CoarseSolver::new(w, h, bc).expect("small grid");
+                let s = CoarseSolver::new(w, h, bc, (1.0, 1.0)).expect("small grid");
                 let u = s.solve(&f, 1.0);
                 let mut want = f.clone();
                 if bc == Bc::Neumann {
@@ -213,8 +243,49 @@ mod tests {
     }
 
     #[test]
+    fn narrow_last_cells_couple_by_the_distance_of_their_centres() {
+        // A linear function of the cell centres has zero net flux through
+        // every cell away from the boundary, wherever the centres lie.
+        let (w, h, last) = (6, 5, (0.5, 0.25));
+        let s = CoarseSolver::new(w, h, Bc::Neumann, last).expect("small grid");
+        let centre = |i: usize, n: usize, a: f64| {
+            if i + 1 == n {
+                (n - 1) as f64 + a / 2.0
+            } else {
+                i as f64 + 0.5
+            }
+        };
+        let u = |x: usize, y: usize| centre(x, w, last.0) + 2.0 * centre(y, h, last.1);
+        for i in 0..w * h {
+            let (x, y) = s.cell(i);
+            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                continue;
+            }
+            let lo = i.saturating_sub(s.b);
+            let hi = (i + s.b + 1).min(w * h);
+            let flux: f64 = (lo..hi)
+                .map(|j| {
+                    let a = if j <= i { s.entry(i, j) } else { s.entry(j, i) };
+                    let (xj, yj) = s.cell(j);
+                    a * u(xj, yj)
+                })
+                .sum();
+            assert!(flux.abs() < 1e-12, "cell ({x}, {y}): {flux}");
+        }
+        // Constants are still the null space: every row sums to zero.
+        for i in 0..w * h {
+            let lo = i.saturating_sub(s.b);
+            let hi = (i + s.b + 1).min(w * h);
+            let row: f64 = (lo..hi)
+                .map(|j| if j <= i { s.entry(i, j) } else { s.entry(j, i) })
+                .sum();
+            assert!(row.abs() < 1e-12, "row {i}: {row}");
+        }
+    }
+
+    #[test]
     fn refuses_grids_whose_band_is_too_large() {
-        assert!(CoarseSolver::new(4096, 4096, Bc::Dirichlet).is_none());
-        assert!(CoarseSolver::new(64, 64, Bc::Dirichlet).is_some());
+        assert!(CoarseSolver::new(4096, 4096, Bc::Dirichlet, (1.0, 1.0)).is_none());
+        assert!(CoarseSolver::new(64, 64, Bc::Dirichlet, (1.0, 1.0)).is_some());
     }
 }

@@ -3,9 +3,18 @@
 //! Every kernel reads the solution with [`Boundary::Constant`]`(0)`: a
 //! neighbour outside the grid contributes nothing to the neighbour sum and
 //! the boundary condition enters through the diagonal instead (see the
-//! [module docs](super)). `e` counts the sides of the cell on the boundary,
-//! so the diagonal is `4 + bc * e` with `bc = +1` (Dirichlet, ghost `-u`)
-//! or `-1` (Neumann, ghost `u`).
+//! [multigrid docs](super)). `e` counts the sides of the cell on the
+//! boundary, so the diagonal is `4 + bc * e` with `bc = +1` (Dirichlet,
+//! ghost `-u`) or `-1` (Neumann, ghost `u`) on a grid of equal cells.
+//!
+//! The last column and row of a coarse level may be narrower than the
+//! other cells (`last_w`, `last_h` in cell widths). The operator is then
+//! the finite-volume one: each face couples its two cells with its length
+//! over the distance of their centres, `c = a⊥ · 2 / (a + a')`, and the
+//! diagonal is the sum of the couplings (plus `2 e` for Dirichlet, whose
+//! grids have equal cells). Those are the `*Cells` kernels; a level of
+//! equal cells (every finest level, and every level of an even size) runs
+//! the plain 5-point kernels, which do less arithmetic per cell.
 //!
 //! Kernels that read a grid of another size (restriction, prolongation)
 //! read through computed offsets: with the space's origin at 0, the offset
@@ -59,6 +68,62 @@ macro_rules! multigrid_kernels {
                 }
             }
 
+            /// [`Smooth`] on a grid whose last column or row is narrower:
+            /// `u' = (1 - w) u + w (h² f + Σ c nb) / d` with `c` the coupling
+            /// of each face (see the [module docs](super)).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct SmoothCells {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) omega: $t,
+                pub(crate) h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+                /// Width of the last column, in cell widths.
+                pub(crate) last_w: $t,
+                /// Height of the last row.
+                pub(crate) last_h: $t,
+                /// Coupling across the face into the last column.
+                pub(crate) face_w: $t,
+                /// Coupling across the face into the last row.
+                pub(crate) face_h: $t,
+                pub(crate) colour: i32,
+            }
+
+            #[kernel_body]
+            impl SmoothCells {
+                fn kernel(&self) -> $t {
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let cw = ay * kw * (1.0 - ex);
+                    let ce = ay * ke * (1.0 - ew);
+                    let cn = ax * kn * (1.0 - ey);
+                    let cs = ax * ks * (1.0 - eh);
+                    let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
+                    let nb = cw * self.u.at(-1, 0)
+                        + ce * self.u.at(1, 0)
+                        + cn * self.u.at(0, -1)
+                        + cs * self.u.at(0, 1);
+                    let update =
+                        (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
+                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
+                        update
+                    } else {
+                        self.u()
+                    }
+                }
+            }
+
             /// The residual `r = f - (d u - Σ nb) / h²`.
             #[derive(Kernel)]
             #[kernel(output = $t)]
@@ -81,6 +146,49 @@ macro_rules! multigrid_kernels {
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
+                    self.f() - (d * self.u() - nb) * self.inv_h2
+                }
+            }
+
+            /// [`Residual`] on a grid whose last column or row is narrower:
+            /// `r = f - (d u - Σ c nb) / h²`.
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ResidualCells {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                pub(crate) w: i32,
+                pub(crate) h: i32,
+                pub(crate) last_w: $t,
+                pub(crate) last_h: $t,
+                pub(crate) face_w: $t,
+                pub(crate) face_h: $t,
+            }
+
+            #[kernel_body]
+            impl ResidualCells {
+                fn kernel(&self) -> $t {
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let cw = ay * kw * (1.0 - ex);
+                    let ce = ay * ke * (1.0 - ew);
+                    let cn = ax * kn * (1.0 - ey);
+                    let cs = ax * ks * (1.0 - eh);
+                    let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
+                    let nb = cw * self.u.at(-1, 0)
+                        + ce * self.u.at(1, 0)
+                        + cn * self.u.at(0, -1)
+                        + cs * self.u.at(0, 1);
                     self.f() - (d * self.u() - nb) * self.inv_h2
                 }
             }
@@ -141,6 +249,69 @@ macro_rules! multigrid_kernels {
                                 + self.u.at(ox + 1, oy)
                                 + self.u.at(ox, oy - 1)
                                 + self.u.at(ox, oy + 1);
+                            let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
+                            // Cells past an odd edge are padding: no residual.
+                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
+                            s += in_x * in_y * r;
+                        }
+                    }
+                    0.25 * s
+                }
+            }
+
+            /// [`ResidualRestrict`] from a fine grid whose last column or row
+            /// is narrower: a quarter of the sum of the
+            /// residuals of the 2x2 fine cells under the coarse cell,
+            /// computed where they are read (cells past an odd edge count
+            /// as zero, as in [`Restrict`]).
+            #[derive(Kernel)]
+            #[kernel(output = $t)]
+            pub(crate) struct ResidualRestrictCells {
+                pub(crate) u: Accessor<$t>,
+                pub(crate) f: Accessor<$t>,
+                pub(crate) inv_h2: $t,
+                pub(crate) bc: $t,
+                /// Fine-grid width.
+                pub(crate) w: i32,
+                /// Fine-grid height.
+                pub(crate) h: i32,
+                /// The fine grid's last column width, as in [`Smooth`].
+                pub(crate) last_w: $t,
+                pub(crate) last_h: $t,
+                pub(crate) face_w: $t,
+                pub(crate) face_h: $t,
+            }
+
+            #[kernel_body]
+            impl ResidualRestrictCells {
+                fn kernel(&self) -> $t {
+                    let mut s: $t = 0.0;
+                    for j in 0..2 {
+                        for i in 0..2 {
+                            let fx = 2 * x() + i;
+                            let fy = 2 * y() + j;
+                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
+                            let ax: $t = if fx == self.w - 1 { self.last_w } else { 1.0 };
+                            let ay: $t = if fy == self.h - 1 { self.last_h } else { 1.0 };
+                            let kw: $t = if fx == self.w - 1 { self.face_w } else { 1.0 };
+                            let ke: $t = if fx == self.w - 2 { self.face_w } else { 1.0 };
+                            let kn: $t = if fy == self.h - 1 { self.face_h } else { 1.0 };
+                            let ks: $t = if fy == self.h - 2 { self.face_h } else { 1.0 };
+                            let cw = ay * kw * (1.0 - ex);
+                            let ce = ay * ke * (1.0 - ew);
+                            let cn = ax * kn * (1.0 - ey);
+                            let cs = ax * ks * (1.0 - eh);
+                            let d = cw + ce + cn + cs + (1.0 + self.bc) * (ex + ew + ey + eh);
+                            let ox = fx - x();
+                            let oy = fy - y();
+                            let nb = cw * self.u.at(ox - 1, oy)
+                                + ce * self.u.at(ox + 1, oy)
+                                + cn * self.u.at(ox, oy - 1)
+                                + cs * self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
                             let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };

@@ -33,6 +33,30 @@ pub struct Grid {
     pub(crate) h2: f64,
     /// `+1` Dirichlet, `-1` Neumann.
     pub(crate) bc: f64,
+    /// The width of the last column of cells in units of this level's
+    /// cell width, in `(0, 1]` (below 1 where coarsening met odd sizes).
+    pub(crate) last_w: f64,
+    /// The height of the last row of cells likewise.
+    pub(crate) last_h: f64,
+}
+
+impl Grid {
+    /// The coupling across the face into the last column, relative to a
+    /// face between full cells: the centres are `(1 + last_w) / 2` apart.
+    pub(crate) fn face_w(&self) -> f64 {
+        2.0 / (1.0 + self.last_w)
+    }
+
+    /// The coupling across the face into the last row likewise.
+    pub(crate) fn face_h(&self) -> f64 {
+        2.0 / (1.0 + self.last_h)
+    }
+
+    /// Whether every cell is a full one: the plain 5-point kernels apply,
+    /// which do less arithmetic per cell than the coupled ones.
+    pub(crate) fn equal_cells(&self) -> bool {
+        self.last_w == 1.0 && self.last_h == 1.0
+    }
 }
 
 /// Reads the solution: outside neighbours are 0 (the diagonal carries the
@@ -114,7 +138,20 @@ macro_rules! launches {
                 omega: f64,
                 colour: i32,
             ) -> Result<()> {
-                $m::Smooth {
+                if g.equal_cells() {
+                    return $m::Smooth {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: omega as $t,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        colour,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::SmoothCells {
                     u: sol(u),
                     f: Accessor::new(f),
                     omega: omega as $t,
@@ -122,6 +159,10 @@ macro_rules! launches {
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                     colour,
                 }
                 .execute(d, &IterationSpace::full(out))
@@ -133,13 +174,28 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                $m::Residual {
+                if g.equal_cells() {
+                    return $m::Residual {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::ResidualCells {
                     u: sol(u),
                     f: Accessor::new(f),
                     inv_h2: (1.0 / g.h2) as $t,
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                 }
                 .execute(d, &IterationSpace::full(out))
             }
@@ -153,13 +209,28 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                $m::ResidualRestrict {
+                if g.equal_cells() {
+                    return $m::ResidualRestrict {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .execute(d, &IterationSpace::full(out));
+                }
+                $m::ResidualRestrictCells {
                     u: sol(u),
                     f: sol(f),
                     inv_h2: (1.0 / g.h2) as $t,
                     bc: g.bc as $t,
                     w: g.w as i32,
                     h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
                 }
                 .execute(d, &IterationSpace::full(out))
             }
@@ -218,7 +289,6 @@ macro_rules! launches {
                         h: g.h as i32,
                     }
                     .ir()?,
-                    $m::Restrict { fine: sol(fine) }.ir()?,
                     $m::ResidualRestrict {
                         u: sol(u),
                         f: sol(f),
@@ -226,6 +296,48 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
+                    }
+                    .ir()?,
+                    $m::SmoothCells {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: 0.8,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
+                        colour: -1,
+                    }
+                    .ir()?,
+                    $m::ResidualCells {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
+                    }
+                    .ir()?,
+                    $m::Restrict { fine: sol(fine) }.ir()?,
+                    $m::ResidualRestrictCells {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        last_w: g.last_w as $t,
+                        last_h: g.last_h as $t,
+                        face_w: g.face_w() as $t,
+                        face_h: g.face_h() as $t,
                     }
                     .ir()?,
                     $m::ProlongAdd {

@@ -277,28 +277,52 @@ fn max_error_from(p: &Poisson<f32>, exact: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Sets the solution of `p` to `exact` plus a smooth mode of amplitude
+/// `amplitude` spanning the grid (the error a residual test misses).
+fn set_smoothly_wrong(p: &Poisson<f32>, exact: &[f64], amplitude: f64) {
+    let (w, img) = (p.solution().width(), p.solution());
+    let mut u = img.write().expect("u");
+    for (k, v) in u.iter_mut().enumerate() {
+        let x = ((k % w) as f64 + 0.5) / w as f64;
+        *v = (exact[k] + amplitude * (std::f64::consts::PI * x).cos()) as f32;
+    }
+}
+
 #[test]
 fn the_error_rule_holds_where_a_residual_rule_passes_a_wrong_answer() {
     let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
     let dev = Device::cpu();
     for (w, h) in [(301, 155), (257, 129)] {
         let (p, exact) = steps_problem(w, h);
-        // The residual relative to the right-hand side reaches 1e-3 while
-        // the solution is still visibly wrong (0.05 in a log-luminance is
-        // a 5 % change of brightness).
-        p.fmg(&dev, &opts, 1).expect("fmg");
+        // A smooth error of 0.1 in a log-luminance (a 10 % change of
+        // brightness) leaves a residual far below 1e-3 of the right-hand
+        // side's: the residual rule accepts it without a cycle.
+        set_smoothly_wrong(&p, &exact, 0.1);
         let r = p.solve(&dev, &opts, 1e-3, 30).expect("solve");
         let residual_rule_error = max_error_from(&p, &exact);
-        assert!(r.converged && residual_rule_error > 0.05, "{w}x{h}: {r:?}");
-        // The error rule reaches its tolerance, and the estimate is within
-        // the factor the module docs state.
-        p.fmg(&dev, &opts, 1).expect("fmg");
-        let r = p.solve_to_error(&dev, &opts, 1e-3, 30).expect("solve");
-        let error = max_error_from(&p, &exact);
-        let estimate = r.error_estimate.expect("estimate");
-        assert!(r.converged && estimate <= 1e-3, "{w}x{h}: {r:?}");
-        assert!(error <= 1e-3, "{w}x{h}: error {error}: {r:?}");
-        assert!(error <= 2.0 * estimate, "{w}x{h}: error {error}: {r:?}");
+        assert!(r.converged && r.cycles == 0, "{w}x{h}: {r:?}");
+        assert!(residual_rule_error > 0.05, "{w}x{h}: {residual_rule_error}");
+        // The error rule reaches its tolerance from that answer and from
+        // full multigrid, and the estimate is within the factor the
+        // module docs state.
+        for start in ["wrong", "fmg"] {
+            if start == "wrong" {
+                set_smoothly_wrong(&p, &exact, 0.1);
+            } else {
+                p.fmg(&dev, &opts, 1).expect("fmg");
+            }
+            let r = p.solve_to_error(&dev, &opts, 1e-3, 30).expect("solve");
+            let error = max_error_from(&p, &exact);
+            let estimate = r.error_estimate.expect("estimate");
+            assert!(r.converged && estimate <= 1e-3, "{w}x{h} {start}: {r:?}");
+            assert!(error <= 1e-3, "{w}x{h} {start}: error {error}: {r:?}");
+            // Below about 1e-4 the f32 round-off of a solution of this
+            // size, not the cycles, sets the error.
+            assert!(
+                error <= 2.0 * estimate + 1e-4,
+                "{w}x{h} {start}: error {error}: {r:?}"
+            );
+        }
     }
 }
 
@@ -316,4 +340,24 @@ fn the_error_rule_runs_at_least_two_cycles_and_stops_at_its_limit() {
     assert_eq!((r.cycles, r.converged), (5, false), "{r:?}");
     assert!(p.solve_to_error(&dev, &opts, 0.0, 5).is_err());
     assert!(p.solve_to_error(&dev, &opts, 1e-3, 0).is_err());
+}
+
+#[test]
+fn odd_sizes_converge_as_fast_as_even_ones() {
+    // Coarsening an odd size leaves a narrower last cell, which the coarse
+    // operator, restriction and prolongation account for (module docs).
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
+    for (w, h) in [(128, 96), (127, 33), (301, 155), (161, 219), (437, 161)] {
+        let levels = Poisson::<f64>::default_levels(w, h, Bc::Neumann);
+        let p = Poisson::<f64>::new(w, h, levels, Bc::Neumann, 1.0).expect("problem");
+        for (k, v) in p.rhs().write().expect("rhs").iter_mut().enumerate() {
+            *v = ((k * 37) % 11) as f64 - 5.0;
+        }
+        super::manufactured::random_guess(&p.solution(), 7).expect("guess");
+        let r = p.solve(&Device::cpu(), &opts, 1e-10, 30).expect("solve");
+        let rate = convergence_factor(&r.residuals).expect("residuals");
+        // Measured: 0.015 to 0.017 on all five; with equal coarse cells
+        // padded past odd edges the odd ones took 0.044 to 0.090.
+        assert!(rate <= 0.03, "{w}x{h}: {rate} per cycle: {r:?}");
+    }
 }

@@ -8,7 +8,8 @@
 //! - [`planes`]: flat files through the `exr` crate (scanline or tiled,
 //!   every compression the crate reads, half/float/uint samples).
 //! - [`subsampled`]: files with subsampled channels (luminance/chroma), read
-//!   by the project: scanline blocks with no compression, RLE, ZIPS or ZIP.
+//!   by the project: scanline blocks with no compression, RLE, ZIPS, ZIP or
+//!   PIZ ([`piz`]).
 //! - [`luma_chroma`]: `Y`/`RY`/`BY` back to RGB as OpenEXR's RGBA interface.
 //! - [`colour`]: the `chromaticities` attribute, converted to Rec.709.
 //! - [`testdata`]: writers of small OpenEXR files for tests.
@@ -28,6 +29,7 @@
 pub mod colour;
 pub mod header;
 pub mod luma_chroma;
+pub mod piz;
 pub mod planes;
 pub mod subsampled;
 pub mod testdata;

@@ -4,9 +4,9 @@
 //! ("channel subsampling not supported yet"), yet OpenEXR's RGBA interface
 //! writes luminance/chroma files with `RY` and `BY` sampled every second
 //! column and row. This reader decodes such files when they are stored in
-//! scanline blocks with no compression, RLE, ZIPS or ZIP; other
-//! compressions (PIZ, PXR24, B44, B44A, DWAA, DWAB, HTJ2K) are refused with
-//! a one-line message naming the compression.
+//! scanline blocks with no compression, RLE, ZIPS, ZIP or [`piz`](super::piz);
+//! other compressions (PXR24, B44, B44A, DWAA, DWAB, HTJ2K) are refused
+//! with a one-line message naming the compression.
 //!
 //! A block holds, for each of its rows `y` and each channel in header
 //! order, the channel's samples of that row when `y` is a multiple of the
@@ -23,10 +23,10 @@ pub fn read_subsampled(bytes: &[u8], header: &Header) -> Result<Vec<Plane>, Stri
     if header.tiled {
         return Err("subsampled channels in a tiled file are not supported".into());
     }
-    if header.compression > 3 {
+    if header.compression > 4 {
         return Err(format!(
             "subsampled (luminance/chroma) files with {} are not supported (only no \
-             compression, RLE, ZIPS and ZIP)",
+             compression, RLE, ZIPS, ZIP and PIZ)",
             compression_name(header.compression)
         ));
     }
@@ -116,6 +116,7 @@ fn decompress(
         1 => unpack_rle(data, expected).ok_or_else(|| bad("RLE data"))?,
         2 | 3 => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(data, expected)
             .map_err(|_| bad("ZIP data"))?,
+        4 => return super::piz::decompress(header, data, y, rows, width, expected).map_err(bad),
         _ => return Err(bad("wrong size")),
     };
     if bytes.len() != expected {

@@ -290,6 +290,55 @@ fn percentiles_match_sorting() {
     assert!((hi - s[950]).abs() < 1e-3, "{hi} vs {}", s[950]);
 }
 
+/// The percentiles from one 65536-bin histogram, as they were located
+/// before the two-pass count.
+fn one_pass_percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> (f32, f32) {
+    let lo = reduce::min(dev, u, None).expect("min") as f64;
+    let hi = reduce::max(dev, u, None).expect("max") as f64;
+    let top = hi + (hi - lo) * 1e-6;
+    let hist = reduce::histogram(dev, u, None, 1 << 16, lo, top).expect("histogram");
+    let n: u64 = hist.iter().sum();
+    let at = |fraction: f64| -> f32 {
+        let rank = ((fraction * n as f64) as u64).min(n - 1);
+        let mut seen = 0u64;
+        for (i, &c) in hist.iter().enumerate() {
+            if seen + c > rank {
+                let inside = (rank - seen) as f64 + 0.5;
+                let v = lo + (top - lo) * (i as f64 + inside / c as f64) / (1 << 16) as f64;
+                return v as f32;
+            }
+            seen += c;
+        }
+        hi as f32
+    };
+    (
+        at(0.01 * f64::from(black)),
+        at(1.0 - 0.01 * f64::from(white)),
+    )
+}
+
+#[test]
+fn two_pass_percentiles_equal_one_pass_ones_bit_for_bit() {
+    let dev = Device::cpu();
+    let (w, h) = (311, 203);
+    let mut state = 0x2545_f491u32;
+    let v: Vec<f32> = (0..w * h)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let noise = (state % 10_000) as f32 * 1e-4;
+            ((i % w) as f32 * 0.03).sin() * 4.0 + (i / w) as f32 * 0.01 + noise
+        })
+        .collect();
+    let img = Image::from_vec(w, h, v).expect("img");
+    for (black, white) in [(0.1, 0.5), (1.0, 5.0), (0.0, 0.0), (50.0, 49.0)] {
+        let got = percentiles(&dev, &img, black, white).expect("percentiles");
+        let want = one_pass_percentiles(&dev, &img, black, white);
+        assert_eq!(got, want, "black {black} white {white}");
+    }
+}
+
 #[test]
 fn pyramid_levels_follow_the_short_side() {
     assert_eq!(pyramid_levels(512, 768), 7);

@@ -408,3 +408,15 @@ fn memorial_when_present() {
         .fold(f32::MAX, f32::min);
     assert!(max / min > 1e4, "dynamic range {}", max / min);
 }
+
+#[test]
+fn exponents_scale_by_exact_powers_of_two() {
+    for e in 1..=255u8 {
+        let want = 2f64.powi(i32::from(e) - 136);
+        assert_eq!(
+            to_rgb([128, 1, 255, e], 1.0),
+            [(128.0 * want) as f32, want as f32, (255.0 * want) as f32,]
+        );
+    }
+    assert_eq!(to_rgb([9, 9, 9, 0], 1.0), [0.0; 3]);
+}
