@@ -2,12 +2,9 @@
 //! with a texture object over it made on demand for texture reads.
 
 use super::device::CudaDevice;
-use crate::gpu::residency::Residency;
 use crate::{Error, Result};
 use cudarc::driver::{result, sys, CudaContext};
-use hipacc_core::image::DeviceBuffer;
 use hipacc_core::ir::{ScalarType, Type};
-use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Device memory of one image.
@@ -104,86 +101,45 @@ impl Drop for CuMem {
     }
 }
 
-/// An image's device copy.
-pub(crate) struct CuBuffer {
-    dev: Arc<CudaDevice>,
-    mem: Arc<CuMem>,
-}
-
-impl DeviceBuffer for CuBuffer {
-    fn device_key(&self) -> u64 {
-        self.dev.key
-    }
-    fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
-        if dst.len() != self.mem.bytes {
-            return Err(hipacc_core::Error::Transfer(format!(
-                "bug: downloading {} bytes into {}",
-                self.mem.bytes,
-                dst.len()
-            )));
-        }
-        let err = |e| hipacc_core::Error::Transfer(format!("CUDA download: {e:?}"));
-        self.dev.ctx.bind_to_thread().map_err(err)?;
-        // SAFETY: a synchronous copy of exactly the allocation's size on the
-        // legacy default stream, after all launches that wrote it.
-        unsafe { result::memcpy_dtoh_sync(dst, self.mem.ptr) }.map_err(err)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-/// Buffer management of a CUDA device, for [`crate::gpu::residency`].
-pub(crate) struct CuResidency<'a>(pub(crate) &'a Arc<CudaDevice>);
-
-impl Residency for CuResidency<'_> {
-    type Handle = Arc<CuMem>;
-
-    fn device_key(&self) -> u64 {
-        self.0.key
-    }
-
-    fn allocate(&self, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
-        self.0
-            .ctx
+impl CudaDevice {
+    /// New device memory of `bytes` (> 0) bytes.
+    pub(crate) fn allocate(&self, bytes: usize) -> Result<CuMem> {
+        self.ctx
             .bind_to_thread()
             .map_err(|e| transfer_err("bind context", e))?;
         // SAFETY: a plain allocation of `bytes` (> 0) bytes in the bound context.
         let ptr = unsafe { result::malloc_sync(bytes) }
             .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
-        Ok(Box::new(CuBuffer {
-            dev: Arc::clone(self.0),
-            mem: Arc::new(CuMem {
-                ptr,
-                bytes,
-                ctx: Arc::clone(&self.0.ctx),
-                texture: Mutex::new(None),
-            }),
-        }))
+        Ok(CuMem {
+            ptr,
+            bytes,
+            ctx: Arc::clone(&self.ctx),
+            texture: Mutex::new(None),
+        })
     }
 
-    fn upload(&self, buffer: &dyn DeviceBuffer, data: &[u8]) -> Result<()> {
-        let mem = self
-            .handle(buffer)
-            .ok_or_else(|| transfer_err("upload", "bug: the buffer belongs to another backend"))?;
+    /// Copies `data`, exactly the memory's size, into `mem`.
+    pub(crate) fn upload(&self, mem: &CuMem, data: &[u8]) -> Result<()> {
         if data.len() != mem.bytes {
             return Err(transfer_err("upload", (data.len(), mem.bytes)));
         }
-        self.0
-            .ctx
+        self.ctx
             .bind_to_thread()
             .map_err(|e| transfer_err("bind context", e))?;
         // SAFETY: a synchronous copy of exactly the allocation's size.
         unsafe { result::memcpy_htod_sync(mem.ptr, data) }.map_err(|e| transfer_err("upload", e))
     }
 
-    fn handle(&self, buffer: &dyn DeviceBuffer) -> Option<Arc<CuMem>> {
-        buffer
-            .as_any()
-            .downcast_ref::<CuBuffer>()
-            .map(|b| Arc::clone(&b.mem))
+    /// Copies `mem`, exactly `dst`'s size, to `dst`.
+    pub(crate) fn download(&self, mem: &CuMem, dst: &mut [u8]) -> Result<()> {
+        if dst.len() != mem.bytes {
+            return Err(transfer_err("download", (mem.bytes, dst.len())));
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| transfer_err("bind context", e))?;
+        // SAFETY: a synchronous copy of exactly the allocation's size on the
+        // legacy default stream, after all launches that wrote it.
+        unsafe { result::memcpy_dtoh_sync(dst, mem.ptr) }.map_err(|e| transfer_err("download", e))
     }
 }

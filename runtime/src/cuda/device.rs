@@ -1,10 +1,10 @@
 //! One CUDA device: its primary context, the legacy default stream (so
-//! synchronous copies order with launches), limits, the target of the
-//! architecture model and the module cache.
+//! synchronous copies order with launches), limits and the target of the
+//! architecture model.
 
 use super::probe;
-use super::program::CuKernel;
-use crate::cache::{CacheKey, KernelCache};
+use crate::gpu::backend::Facts;
+use crate::gpu::GpuDevice;
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
@@ -17,37 +17,15 @@ static NEXT_KEY: AtomicU64 = AtomicU64::new(0xc0da_0000_0000_0001);
 
 /// A CUDA device ready for launches. One per process (see [`shared`]).
 pub(crate) struct CudaDevice {
-    pub(crate) key: u64,
+    pub(crate) facts: Facts,
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
-    pub(crate) name: String,
-    /// Driver and NVRTC versions, for cache keys.
-    pub(crate) driver: String,
     /// NVRTC's virtual architecture, e.g. `compute_90`.
     pub(crate) arch: String,
-    pub(crate) target: &'static Target,
     pub(crate) max_threads: u32,
     pub(crate) max_block: [u32; 2],
     pub(crate) max_shared: u32,
-    pub(crate) kernels: KernelCache<CacheKey, Arc<CuKernel>>,
-    /// Heuristic config key -> config after the occupancy check.
-    pub(crate) refined: KernelCache<(u64, String), Config>,
     pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
-    /// The config of the last kernel launched.
-    pub(crate) last_config: Mutex<Option<Config>>,
-    /// The launches being recorded for graphs, one recording per thread
-    /// ([`super::graph`]).
-    pub(crate) recording: Mutex<Vec<super::graph::Recording>>,
-}
-
-impl std::fmt::Debug for CudaDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "CUDA {} ({}, {}, target {})",
-            self.name, self.arch, self.driver, self.target.name
-        )
-    }
 }
 
 fn unavailable(reason: String) -> Error {
@@ -58,12 +36,17 @@ fn unavailable(reason: String) -> Error {
 }
 
 /// The process-wide CUDA device (ordinal 0), opened once.
-pub(crate) fn shared() -> Result<Arc<CudaDevice>> {
+pub(crate) fn shared() -> Result<Arc<GpuDevice<CudaDevice>>> {
     probe::driver()?;
     probe::nvrtc()?;
-    static DEVICE: OnceLock<std::result::Result<Arc<CudaDevice>, String>> = OnceLock::new();
+    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<CudaDevice>>, String>> =
+        OnceLock::new();
     DEVICE
-        .get_or_init(|| CudaDevice::open().map(Arc::new).map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            CudaDevice::open()
+                .map(|d| Arc::new(GpuDevice::new(d)))
+                .map_err(|e| e.to_string())
+        })
         .clone()
         .map_err(|reason| {
             unavailable(
@@ -104,12 +87,15 @@ impl CudaDevice {
             is_cpu: false,
         });
         Ok(CudaDevice {
-            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            facts: Facts {
+                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+                name,
+                driver,
+                is_gpu: true,
+                target,
+            },
             stream: ctx.default_stream(),
-            name,
-            driver,
             arch: format!("compute_{major}{minor}"),
-            target,
             max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
             max_block: [
                 attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
@@ -117,11 +103,7 @@ impl CudaDevice {
             ],
             max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
             ctx,
-            kernels: KernelCache::new(),
-            refined: KernelCache::new(),
             last_launch: Mutex::new(None),
-            last_config: Mutex::new(None),
-            recording: Mutex::new(Vec::new()),
         })
     }
 
@@ -131,13 +113,13 @@ impl CudaDevice {
         if b.x > self.max_block[0] || b.y > self.max_block[1] || b.threads() > self.max_threads {
             return Err(Error::Config(format!(
                 "block {}x{} exceeds the limits of {}: at most {} threads per block, {}x{} per dimension",
-                b.x, b.y, self.name, self.max_threads, self.max_block[0], self.max_block[1]
+                b.x, b.y, self.facts.name, self.max_threads, self.max_block[0], self.max_block[1]
             )));
         }
         if shared_bytes > self.max_shared {
             return Err(Error::Config(format!(
                 "config `{config}` needs {shared_bytes} bytes of shared memory; {} allows {}",
-                self.name, self.max_shared
+                self.facts.name, self.max_shared
             )));
         }
         Ok(())

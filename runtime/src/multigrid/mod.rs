@@ -293,9 +293,10 @@ impl<T: Real> Poisson<T> {
     /// time.
     pub fn cycle(&self, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
         opts.validate(self.levels())?;
-        match dev.cuda_device() {
-            Some(cuda) if opts.graph => graph::cycle(self, dev, cuda, opts),
-            _ => cycle::run(self, dev, opts, cycle::Start::Cycle, None),
+        if opts.graph {
+            graph::cycle(self, dev, opts)
+        } else {
+            cycle::run(self, dev, opts, cycle::Start::Cycle, None)
         }
     }
 

@@ -1,9 +1,9 @@
-//! One OpenCL device with its context, in-order profiling queue, limits,
-//! target of the architecture model and kernel cache.
+//! One OpenCL device with its context, in-order profiling queue, limits and
+//! target of the architecture model.
 
 use super::probe::{self, Want};
-use super::program::ClKernel;
-use crate::cache::{CacheKey, KernelCache};
+use crate::gpu::backend::Facts;
+use crate::gpu::GpuDevice;
 use crate::{Error, Result};
 use hipacc_codegen::{Config, DeviceDescription, Target};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
@@ -35,42 +35,26 @@ pub(crate) struct Limits {
 
 /// An OpenCL device ready for launches. One per process (see [`shared`]).
 pub(crate) struct ClDevice {
-    pub(crate) key: u64,
+    pub(crate) facts: Facts,
     pub(crate) device: ClDeviceId,
     pub(crate) context: Context,
     pub(crate) queue: CommandQueue,
-    pub(crate) name: String,
-    pub(crate) driver: String,
-    pub(crate) is_gpu: bool,
-    pub(crate) target: &'static Target,
     pub(crate) limits: Limits,
     /// Options for `clBuildProgram`.
     pub(crate) build_options: String,
-    pub(crate) kernels: KernelCache<CacheKey, Arc<ClKernel>>,
     /// The last launch's event, for its profiled duration.
     pub(crate) last_launch: Mutex<Option<Event>>,
-    /// The config of the last kernel launched.
-    pub(crate) last_config: Mutex<Option<Config>>,
-}
-
-impl std::fmt::Debug for ClDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "OpenCL {} ({}, target {})",
-            self.name, self.driver, self.target.name
-        )
-    }
 }
 
 /// The process-wide OpenCL device: the first GPU, else any device (found
 /// once; later calls share its context, buffers and kernel cache).
-pub(crate) fn shared() -> Result<Arc<ClDevice>> {
-    static DEVICE: OnceLock<std::result::Result<Arc<ClDevice>, String>> = OnceLock::new();
+pub(crate) fn shared() -> Result<Arc<GpuDevice<ClDevice>>> {
+    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<ClDevice>>, String>> =
+        OnceLock::new();
     DEVICE
         .get_or_init(|| {
             ClDevice::open(Want::GpuFirst)
-                .map(Arc::new)
+                .map(|d| Arc::new(GpuDevice::new(d)))
                 .map_err(|e| e.to_string())
         })
         .clone()
@@ -138,28 +122,30 @@ impl ClDevice {
             images: device.image_support().unwrap_or(false),
         };
         let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+        // `-w`: warnings of generated code mean nothing to the user, and a
+        // driver may print them; a failed build's log still has its errors.
         let build_options = if rounded != 0 {
-            "-cl-fp32-correctly-rounded-divide-sqrt".to_string()
+            "-w -cl-fp32-correctly-rounded-divide-sqrt".to_string()
         } else {
-            String::new()
+            "-w".to_string()
         };
         let context = Context::from_device(&device).map_err(cl_err("creating a context"))?;
         let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .map_err(cl_err("creating a command queue"))?;
         Ok(ClDevice {
-            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            facts: Facts {
+                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+                name,
+                driver,
+                is_gpu: !is_cpu,
+                target,
+            },
             device,
             context,
             queue,
-            name,
-            driver,
-            is_gpu: !is_cpu,
-            target,
             limits,
             build_options,
-            kernels: KernelCache::new(),
             last_launch: Mutex::new(None),
-            last_config: Mutex::new(None),
         })
     }
 
@@ -174,19 +160,19 @@ impl ClDevice {
             return Err(Error::Config(format!(
                 "block {bx}x{by} exceeds the limits of OpenCL device {}: at most {} work-items \
                  per work-group, {:?} per dimension",
-                self.name, l.max_work_group, l.max_item_sizes
+                self.facts.name, l.max_work_group, l.max_item_sizes
             )));
         }
         if shared_bytes as u64 > l.local_memory {
             return Err(Error::Config(format!(
                 "config `{config}` needs {shared_bytes} bytes of local memory; {} has {}",
-                self.name, l.local_memory
+                self.facts.name, l.local_memory
             )));
         }
         if !l.images && config.memory.contains(&hipacc_codegen::MemoryKind::Texture) {
             return Err(Error::Config(format!(
                 "config `{config}` reads through images, which {} does not support",
-                self.name
+                self.facts.name
             )));
         }
         Ok(())
