@@ -1,7 +1,6 @@
 //! Images on a CUDA device: linear device memory of tightly packed pixels,
 //! with a texture object over it made on demand for texture reads.
 
-use super::device::CudaDevice;
 use crate::{Error, Result};
 use cudarc::driver::{result, sys, CudaContext};
 use hipacc_core::ir::{ScalarType, Type};
@@ -22,11 +21,21 @@ unsafe impl Send for CuMem {}
 // SAFETY: as above; the texture slot is behind a mutex.
 unsafe impl Sync for CuMem {}
 
-fn transfer_err(what: &str, e: impl std::fmt::Debug) -> Error {
+pub(crate) fn transfer_err(what: &str, e: impl std::fmt::Debug) -> Error {
     hipacc_core::Error::Transfer(format!("CUDA: {what}: {e:?}")).into()
 }
 
 impl CuMem {
+    /// Owns `bytes` bytes at `ptr`, allocated in `ctx`.
+    pub(crate) fn new(ptr: sys::CUdeviceptr, bytes: usize, ctx: Arc<CudaContext>) -> CuMem {
+        CuMem {
+            ptr,
+            bytes,
+            ctx,
+            texture: Mutex::new(None),
+        }
+    }
+
     /// A texture object reading the memory as `pixel`s (1D, element type of
     /// the lane, 1 or 4 channels, point filtering, element read mode).
     pub(crate) fn texture(&self, pixel: Type) -> Result<sys::CUtexObject> {
@@ -98,48 +107,5 @@ impl Drop for CuMem {
             }
             let _ = result::free_sync(self.ptr);
         }
-    }
-}
-
-impl CudaDevice {
-    /// New device memory of `bytes` (> 0) bytes.
-    pub(crate) fn allocate(&self, bytes: usize) -> Result<CuMem> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| transfer_err("bind context", e))?;
-        // SAFETY: a plain allocation of `bytes` (> 0) bytes in the bound context.
-        let ptr = unsafe { result::malloc_sync(bytes) }
-            .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
-        Ok(CuMem {
-            ptr,
-            bytes,
-            ctx: Arc::clone(&self.ctx),
-            texture: Mutex::new(None),
-        })
-    }
-
-    /// Copies `data`, exactly the memory's size, into `mem`.
-    pub(crate) fn upload(&self, mem: &CuMem, data: &[u8]) -> Result<()> {
-        if data.len() != mem.bytes {
-            return Err(transfer_err("upload", (data.len(), mem.bytes)));
-        }
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| transfer_err("bind context", e))?;
-        // SAFETY: a synchronous copy of exactly the allocation's size.
-        unsafe { result::memcpy_htod_sync(mem.ptr, data) }.map_err(|e| transfer_err("upload", e))
-    }
-
-    /// Copies `mem`, exactly `dst`'s size, to `dst`.
-    pub(crate) fn download(&self, mem: &CuMem, dst: &mut [u8]) -> Result<()> {
-        if dst.len() != mem.bytes {
-            return Err(transfer_err("download", (mem.bytes, dst.len())));
-        }
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| transfer_err("bind context", e))?;
-        // SAFETY: a synchronous copy of exactly the allocation's size on the
-        // legacy default stream, after all launches that wrote it.
-        unsafe { result::memcpy_dtoh_sync(dst, mem.ptr) }.map_err(|e| transfer_err("download", e))
     }
 }

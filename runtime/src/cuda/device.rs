@@ -4,14 +4,14 @@
 
 use super::probe;
 use crate::gpu::backend::Facts;
+use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
 use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
-use hipacc_codegen::{Config, DeviceDescription, Target};
+use hipacc_codegen::{DeviceDescription, Target};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
 
 static NEXT_KEY: AtomicU64 = AtomicU64::new(0xc0da_0000_0000_0001);
 
@@ -22,9 +22,7 @@ pub(crate) struct CudaDevice {
     pub(crate) stream: Arc<CudaStream>,
     /// NVRTC's virtual architecture, e.g. `compute_90`.
     pub(crate) arch: String,
-    pub(crate) max_threads: u32,
-    pub(crate) max_block: [u32; 2],
-    pub(crate) max_shared: u32,
+    /// Events around the last launch, for its duration.
     pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
 }
 
@@ -75,7 +73,7 @@ impl CudaDevice {
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| unavailable(format!("compute capability: {e:?}")))?;
-        let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u32).unwrap_or(0);
+        let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u64).unwrap_or(0);
         let mut version = 0;
         // SAFETY: the driver is loaded (probed) and the pointer is valid.
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
@@ -93,55 +91,20 @@ impl CudaDevice {
                 driver,
                 is_gpu: true,
                 target,
+                limits: Limits {
+                    max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+                    max_block: [
+                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                    ],
+                    max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+                    images: true,
+                },
             },
             stream: ctx.default_stream(),
             arch: format!("compute_{major}{minor}"),
-            max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-            max_block: [
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-            ],
-            max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
             ctx,
             last_launch: Mutex::new(None),
-        })
-    }
-
-    /// Checks `config` against the device's own limits.
-    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
-        let b = config.block;
-        if b.x > self.max_block[0] || b.y > self.max_block[1] || b.threads() > self.max_threads {
-            return Err(Error::Config(format!(
-                "block {}x{} exceeds the limits of {}: at most {} threads per block, {}x{} per dimension",
-                b.x, b.y, self.facts.name, self.max_threads, self.max_block[0], self.max_block[1]
-            )));
-        }
-        if shared_bytes > self.max_shared {
-            return Err(Error::Config(format!(
-                "config `{config}` needs {shared_bytes} bytes of shared memory; {} allows {}",
-                self.facts.name, self.max_shared
-            )));
-        }
-        Ok(())
-    }
-
-    /// The last launch's duration, from its events (waits for it).
-    pub(crate) fn last_launch_time(&self) -> Option<Duration> {
-        let guard = self
-            .last_launch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (start, end) = guard.as_ref()?;
-        let ms = start.elapsed_ms(end).ok()?;
-        Some(Duration::from_secs_f64(f64::from(ms) / 1e3))
-    }
-
-    /// Waits for all work on the device.
-    pub(crate) fn finish(&self) -> Result<()> {
-        self.stream.synchronize().map_err(|e| Error::Launch {
-            backend: "cuda".into(),
-            kernel: String::new(),
-            message: format!("synchronize: {e:?}"),
         })
     }
 }

@@ -8,9 +8,7 @@
 //! | `buffer` | device memory of images, texture objects over it |
 //! | `nvrtc` | CUDA C to PTX ([`compile_program`]); works without a GPU |
 //! | `ptxas` | PTX to SASS with `ptxas -v`, and the registers / shared memory it reports ([`assemble`]) |
-//! | `program` | module loading (PTX optionally on disk) |
-//! | `launch` | constant memory for masks, binding and launching |
-//! | `backend` | all of the above as a [`crate::gpu::backend::Backend`] |
+//! | `backend` | the [`crate::gpu::backend::Backend`]: copies, module loading (PTX optionally on disk), constant memory for masks, launching |
 //!
 //! The program cache, launch path (with the occupancy check), residency
 //! and replay above the driver are the generic ones of [`crate::gpu`].
@@ -34,10 +32,8 @@
 mod backend;
 mod buffer;
 mod device;
-mod launch;
 mod nvrtc;
 mod probe;
-mod program;
 mod ptxas;
 
 pub(crate) use device::{present, shared};

@@ -8,6 +8,7 @@
 //! that runs on PoCL in the tests is the copy a CUDA device runs too.
 
 use super::args::Scalar;
+use super::limits::Limits;
 use crate::{BackendKind, Result};
 use hipacc_codegen::arch::occupancy::ResourceUsage;
 use hipacc_codegen::{Config, KernelInfo, Language, Launch, Program, Target};
@@ -28,6 +29,16 @@ pub(crate) struct Facts {
     pub(crate) is_gpu: bool,
     /// The architecture model's target for the device.
     pub(crate) target: &'static Target,
+    /// What one launch may use.
+    pub(crate) limits: Limits,
+}
+
+impl Facts {
+    /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
+    /// own limits.
+    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
+        self.limits.check(&self.name, config, shared_bytes)
+    }
 }
 
 /// One kernel argument bound for a launch, in codegen's parameter order.
@@ -102,9 +113,6 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
 
     /// The device's facts.
     fn facts(&self) -> &Facts;
-    /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
-    /// own limits (which may be tighter than its target's).
-    fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()>;
 
     /// New, uninitialised memory of `bytes` (> 0) bytes.
     fn allocate(&self, bytes: usize) -> Result<Self::Mem>;

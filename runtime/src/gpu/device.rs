@@ -116,7 +116,7 @@ impl<B: Backend> Gpu for GpuDevice<B> {
         self.kernels.stats()
     }
     fn fits(&self, config: &Config) -> bool {
-        self.backend.check_limits(config, 0).is_ok()
+        self.backend.facts().check_limits(config, 0).is_ok()
     }
     fn begin_recording(&self) -> Result<()> {
         self.recordings.begin()

@@ -83,7 +83,7 @@ pub(crate) fn execute<B: Backend>(
     let tune = crate::explore::device_key(B::KIND, &facts.name);
     let (config, tuned) =
         choose_launch_config(&l.ir, facts.target, B::LANGUAGE, overrides, &tune, l.rect)?;
-    dev.backend.check_limits(&config, 0)?;
+    dev.backend.facts().check_limits(&config, 0)?;
     // A remembered (measured) block is kept as it is.
     let k = refined_kernel(dev, &l.ir, config, block_fixed(overrides)? || tuned)?;
     let regions = accessor_regions(&l.bindings);
@@ -129,7 +129,7 @@ fn refined_kernel<B: Backend>(
         None => {
             let target = dev.backend.facts().target;
             let c = refine_block(target, &config, usage);
-            let fits = c.validate_for(ir, target).is_ok() && dev.backend.check_limits(&c, 0).is_ok();
+            let fits = c.validate_for(ir, target).is_ok() && dev.backend.facts().check_limits(&c, 0).is_ok();
             dev.refined.insert(memo, if fits { c } else { config.clone() })
         }
     };

@@ -7,6 +7,7 @@
 //! | `config` | choosing the variant of a launch (heuristics, tuning, `HIPACC_CONFIG`, overrides) |
 //! | `program` | the program cache: one build per kernel with the variants a launch may pick |
 //! | `args` | resolving codegen's argument list against a launch's bindings |
+//! | `limits` | the device's own launch limits and the check against them |
 //! | `residency` | keeping images current on a device |
 //! | `launch` | the one launch path |
 //! | `replay` | recording launch sequences and replaying them |
@@ -18,6 +19,7 @@ pub(crate) mod config;
 pub(crate) mod device;
 pub(crate) mod dump;
 pub(crate) mod launch;
+pub(crate) mod limits;
 pub(crate) mod program;
 pub(crate) mod replay;
 pub(crate) mod residency;

@@ -107,7 +107,7 @@ fn build_program<B: Backend>(dev: &GpuDevice<B>, items: &[(&ir::Kernel, &Config)
     let facts = dev.backend.facts();
     let generated = generate_batch(items, facts.target, B::LANGUAGE).map_err(codegen_error)?;
     for info in &generated.kernels {
-        dev.backend.check_limits(&info.config, info.shared_bytes)?;
+        dev.backend.facts().check_limits(&info.config, info.shared_bytes)?;
     }
     dump::dump_if_requested(&generated);
     let fail = |log: String| Error::Compile {

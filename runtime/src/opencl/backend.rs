@@ -6,7 +6,7 @@ use super::device::ClDevice;
 use super::program::{self, ClEntry};
 use crate::gpu::backend::{Backend, Enqueue, Facts};
 use crate::{BackendKind, Result};
-use hipacc_codegen::{Config, KernelInfo, Language, Program};
+use hipacc_codegen::{KernelInfo, Language, Program};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,9 +20,6 @@ impl Backend for ClDevice {
 
     fn facts(&self) -> &Facts {
         &self.facts
-    }
-    fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
-        ClDevice::check_limits(self, config, shared_bytes)
     }
     fn allocate(&self, bytes: usize) -> Result<ClMem> {
         ClDevice::allocate(self, bytes)

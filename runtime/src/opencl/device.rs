@@ -3,9 +3,10 @@
 
 use super::probe::{self, Want};
 use crate::gpu::backend::Facts;
+use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
 use crate::{Error, Result};
-use hipacc_codegen::{Config, DeviceDescription, Target};
+use hipacc_codegen::{DeviceDescription, Target};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::{
@@ -19,27 +20,12 @@ use std::time::Duration;
 /// Device keys of GPU backends: distinct from each other and from 0.
 static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c10_0000_0000_0001);
 
-/// The limits a launch is checked against (the device's own, which may be
-/// tighter than its target's).
-#[derive(Clone, Debug)]
-pub(crate) struct Limits {
-    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`.
-    pub(crate) max_work_group: usize,
-    /// `CL_DEVICE_MAX_WORK_ITEM_SIZES`.
-    pub(crate) max_item_sizes: Vec<usize>,
-    /// `CL_DEVICE_LOCAL_MEM_SIZE`.
-    pub(crate) local_memory: u64,
-    /// `CL_DEVICE_IMAGE_SUPPORT`.
-    pub(crate) images: bool,
-}
-
 /// An OpenCL device ready for launches. One per process (see [`shared`]).
 pub(crate) struct ClDevice {
     pub(crate) facts: Facts,
     pub(crate) device: ClDeviceId,
     pub(crate) context: Context,
     pub(crate) queue: CommandQueue,
-    pub(crate) limits: Limits,
     /// Options for `clBuildProgram`.
     pub(crate) build_options: String,
     /// The last launch's event, for its profiled duration.
@@ -109,14 +95,16 @@ impl ClDevice {
             compute_capability,
             is_cpu,
         });
+        let items = device
+            .max_work_item_sizes()
+            .map_err(cl_err("work-item sizes"))?;
+        let item = |i: usize| items.get(i).map_or(0, |&n| n as u64);
         let limits = Limits {
-            max_work_group: device
+            max_threads: device
                 .max_work_group_size()
-                .map_err(cl_err("work-group size"))?,
-            max_item_sizes: device
-                .max_work_item_sizes()
-                .map_err(cl_err("work-item sizes"))?,
-            local_memory: device
+                .map_err(cl_err("work-group size"))? as u64,
+            max_block: [item(0), item(1)],
+            max_shared: device
                 .local_mem_size()
                 .map_err(cl_err("local memory size"))?,
             images: device.image_support().unwrap_or(false),
@@ -139,43 +127,14 @@ impl ClDevice {
                 driver,
                 is_gpu: !is_cpu,
                 target,
+                limits,
             },
             device,
             context,
             queue,
-            limits,
             build_options,
             last_launch: Mutex::new(None),
         })
-    }
-
-    /// Checks `config` against the device's own limits: work-group size and
-    /// dimensions, local memory of the tiles, image support.
-    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
-        let l = &self.limits;
-        let (bx, by) = (config.block.x as usize, config.block.y as usize);
-        let dims_ok =
-            l.max_item_sizes.len() >= 2 && bx <= l.max_item_sizes[0] && by <= l.max_item_sizes[1];
-        if bx * by > l.max_work_group || !dims_ok {
-            return Err(Error::Config(format!(
-                "block {bx}x{by} exceeds the limits of OpenCL device {}: at most {} work-items \
-                 per work-group, {:?} per dimension",
-                self.facts.name, l.max_work_group, l.max_item_sizes
-            )));
-        }
-        if shared_bytes as u64 > l.local_memory {
-            return Err(Error::Config(format!(
-                "config `{config}` needs {shared_bytes} bytes of local memory; {} has {}",
-                self.facts.name, l.local_memory
-            )));
-        }
-        if !l.images && config.memory.contains(&hipacc_codegen::MemoryKind::Texture) {
-            return Err(Error::Config(format!(
-                "config `{config}` reads through images, which {} does not support",
-                self.facts.name
-            )));
-        }
-        Ok(())
     }
 
     /// The duration of the last launch, from its profiling event (waits for
