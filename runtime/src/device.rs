@@ -51,6 +51,12 @@ impl BackendKind {
     }
 }
 
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A device kernels execute on.
 ///
 /// ```

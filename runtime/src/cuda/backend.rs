@@ -29,7 +29,7 @@ pub(crate) struct CuEntry {
 
 fn launch_err(entry: &str, what: &str, e: impl std::fmt::Debug) -> Error {
     Error::Launch {
-        backend: "cuda".into(),
+        backend: BackendKind::Cuda,
         kernel: entry.to_string(),
         message: format!("{what}: {e:?}"),
     }

@@ -6,7 +6,7 @@ use super::probe;
 use crate::gpu::backend::Facts;
 use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 use hipacc_codegen::{DeviceDescription, Target};
@@ -28,7 +28,7 @@ pub(crate) struct CudaDevice {
 
 fn unavailable(reason: String) -> Error {
     Error::BackendUnavailable {
-        backend: "cuda".into(),
+        backend: BackendKind::Cuda,
         reason,
     }
 }

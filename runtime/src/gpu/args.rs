@@ -91,7 +91,7 @@ pub(crate) fn resolve_args(
     };
     let acc = |i: usize| {
         bindings.accessors.get(i).ok_or_else(|| {
-            Error::Config(format!(
+            Error::Internal(format!(
                 "kernel `{}` expects accessor {i}, the bindings have {}",
                 info.kernel_name,
                 bindings.accessors.len()
@@ -117,7 +117,7 @@ pub(crate) fn resolve_args(
             ArgKind::AccessorHeight(i) => int("region height", acc(i)?.region.height),
             ArgKind::Param(i) => {
                 let p = bindings.params.get(i).ok_or_else(|| {
-                    Error::Config(format!(
+                    Error::Internal(format!(
                         "kernel `{}` expects parameter {i}",
                         info.kernel_name
                     ))
@@ -129,7 +129,7 @@ pub(crate) fn resolve_args(
             }
             ArgKind::MaskBuffer(i) => {
                 if i >= bindings.masks.len() {
-                    return Err(Error::Config(format!(
+                    return Err(Error::Internal(format!(
                         "kernel `{}` expects mask {i}",
                         info.kernel_name
                     )));

@@ -8,18 +8,6 @@ use hipacc_codegen::{Config, ConfigOverride, Language, Target};
 use hipacc_core::ir;
 use hipacc_core::Rect;
 
-/// Converts a code generation error into the runtime's error type.
-pub(crate) fn codegen_error(e: hipacc_codegen::Error) -> Error {
-    match e {
-        hipacc_codegen::Error::Launch { kernel, reason } => Error::Launch {
-            backend: "gpu".into(),
-            kernel,
-            message: reason,
-        },
-        other => Error::Config(other.to_string()),
-    }
-}
-
 /// The config for `kernel` on `target`: the heuristics, then `HIPACC_CONFIG`,
 /// then `api` (the device's override, which wins), validated for the target.
 pub(crate) fn choose_config(
@@ -28,9 +16,9 @@ pub(crate) fn choose_config(
     language: Language,
     api: Option<&ConfigOverride>,
 ) -> Result<Config> {
-    let env = ConfigOverride::from_env().map_err(codegen_error)?;
+    let env = ConfigOverride::from_env().map_err(Error::from)?;
     let merged = layer(env, api);
-    Config::choose(kernel, target, language, merged.as_ref()).map_err(codegen_error)
+    Config::choose(kernel, target, language, merged.as_ref()).map_err(Error::from)
 }
 
 /// [`choose_config`] for a launch over `space` on the device whose tuning
@@ -48,7 +36,7 @@ pub(crate) fn choose_launch_config(
 ) -> Result<(Config, bool)> {
     if !api.is_some_and(pins_everything) {
         if let Some(tuned) = crate::explore::tuned(kernel, device, space) {
-            let env = ConfigOverride::from_env().map_err(codegen_error)?;
+            let env = ConfigOverride::from_env().map_err(Error::from)?;
             let base = layer(Some(tuned), env.as_ref());
             let merged = layer(base, api);
             if let Ok(c) = Config::choose(kernel, target, language, merged.as_ref()) {
@@ -82,7 +70,7 @@ fn layer(base: Option<ConfigOverride>, top: Option<&ConfigOverride>) -> Option<C
 /// occupancy refinement may change it (a tuned block is measured, not
 /// refined: see the CUDA launch).
 pub(crate) fn block_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
-    let env = ConfigOverride::from_env().map_err(codegen_error)?;
+    let env = ConfigOverride::from_env().map_err(Error::from)?;
     Ok(api.is_some_and(|o| o.block.is_some()) || env.is_some_and(|o| o.block.is_some()))
 }
 
@@ -90,7 +78,7 @@ pub(crate) fn block_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
 /// the launch path may not trade region specialisation for the generic
 /// variant on spaces too small for it (see [`super::program`]).
 pub(crate) fn boundary_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
-    let env = ConfigOverride::from_env().map_err(codegen_error)?;
+    let env = ConfigOverride::from_env().map_err(Error::from)?;
     Ok(api.is_some_and(|o| o.boundary.is_some()) || env.is_some_and(|o| o.boundary.is_some()))
 }
 

@@ -18,7 +18,7 @@
 
 use super::args::{accessor_regions, check_aliasing, mask_bytes, resolve_args, ArgValue};
 use super::backend::{Arg, Backend, Enqueue};
-use super::config::{block_fixed, boundary_fixed, choose_launch_config, codegen_error};
+use super::config::{block_fixed, boundary_fixed, choose_launch_config};
 use super::device::GpuDevice;
 use super::program::{self, generic_companion, Compiled};
 use super::residency::{make_resident, mark_written, Use};
@@ -87,12 +87,12 @@ pub(crate) fn execute<B: Backend>(
     // A remembered (measured) block is kept as it is.
     let k = refined_kernel(dev, &l.ir, config, block_fixed(overrides)? || tuned)?;
     let regions = accessor_regions(&l.bindings);
-    let mut launch = k.info.launch(l.rect, &regions).map_err(codegen_error)?;
+    let mut launch = k.info.launch(l.rect, &regions)?;
     let mut k = k;
     if !has_interior(&launch) && !boundary_fixed(overrides)? {
         if let Some(generic) = generic_companion(&k.info.config) {
             k = program::kernel(dev, &l.ir, &generic)?;
-            launch = k.info.launch(l.rect, &regions).map_err(codegen_error)?;
+            launch = k.info.launch(l.rect, &regions)?;
         }
     }
     let prepared = prepare(dev, k, launch, &l.bindings, &l.output, l.rect)?;

@@ -17,7 +17,6 @@
 //! of a failed build (with the path of the saved source).
 
 use super::backend::Backend;
-use super::config::codegen_error;
 use super::device::GpuDevice;
 use super::dump;
 use crate::cache::CacheKey;
@@ -93,8 +92,8 @@ pub(crate) fn build<B: Backend>(
         .zip(&hashes)
         .map(|((k, c), h)| {
             dev.kernels.get(&key(dev, *h, c)).ok_or_else(|| {
-                Error::Config(format!(
-                    "bug: kernel `{}` ({}) missing after its program was built",
+                Error::Internal(format!(
+                    "kernel `{}` ({}) missing after its program was built",
                     k.name,
                     c.key()
                 ))
@@ -105,7 +104,7 @@ pub(crate) fn build<B: Backend>(
 
 fn build_program<B: Backend>(dev: &GpuDevice<B>, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
     let facts = dev.backend.facts();
-    let generated = generate_batch(items, facts.target, B::LANGUAGE).map_err(codegen_error)?;
+    let generated = generate_batch(items, facts.target, B::LANGUAGE).map_err(Error::from)?;
     for info in &generated.kernels {
         dev.backend.facts().check_limits(&info.config, info.shared_bytes)?;
     }

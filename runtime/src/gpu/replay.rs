@@ -49,12 +49,10 @@ impl<B: Backend> Default for Recordings<B> {
     }
 }
 
+/// Recordings are begun and ended by the runtime itself: a mismatch is a
+/// bug.
 fn recording_err(message: &str) -> Error {
-    Error::Launch {
-        backend: "gpu".into(),
-        kernel: "recording".into(),
-        message: message.into(),
-    }
+    Error::Internal(format!("launch recording: {message}"))
 }
 
 impl<B: Backend> Recordings<B> {

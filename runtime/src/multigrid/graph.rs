@@ -114,7 +114,7 @@ pub(crate) fn cycle<T: Real>(p: &Poisson<T>, dev: &Device, opts: &CycleOptions) 
         match &mut entries[i].plan {
             Plan::Plain => return cycle::run(p, dev, opts, Start::Cycle, None),
             Plan::Replay { steps, trace } => {
-                if replay(p, steps)? {
+                if replay(p, dev, steps)? {
                     return Ok(trace.replayed());
                 }
                 // An image moved to other memory: record again.
@@ -167,7 +167,7 @@ fn record<T: Real>(p: &Poisson<T>, dev: &Device, opts: &CycleOptions) -> Result<
 
 /// Replays `steps`; `Ok(false)`, having done nothing, when the first
 /// segment's images are no longer where they were recorded.
-fn replay<T: Real>(p: &Poisson<T>, steps: &mut [Step]) -> Result<bool> {
+fn replay<T: Real>(p: &Poisson<T>, dev: &Device, steps: &mut [Step]) -> Result<bool> {
     for (i, step) in steps.iter_mut().enumerate() {
         match step {
             Step::Graph(segment) => {
@@ -176,7 +176,7 @@ fn replay<T: Real>(p: &Poisson<T>, steps: &mut [Step]) -> Result<bool> {
                         return Ok(false);
                     }
                     return Err(Error::Launch {
-                        backend: "gpu".into(),
+                        backend: dev.kind(),
                         kernel: "replay".into(),
                         message: "an image of a recorded cycle moved to other memory \
                                   during its replay"

@@ -5,7 +5,7 @@ use super::probe::{self, Want};
 use crate::gpu::backend::Facts;
 use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use hipacc_codegen::{DeviceDescription, Target};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
@@ -45,7 +45,7 @@ pub(crate) fn shared() -> Result<Arc<GpuDevice<ClDevice>>> {
         })
         .clone()
         .map_err(|reason| Error::BackendUnavailable {
-            backend: "opencl".into(),
+            backend: BackendKind::OpenCl,
             reason: reason
                 .strip_prefix("opencl backend unavailable: ")
                 .unwrap_or(&reason)
@@ -61,7 +61,7 @@ pub(crate) fn gpu_present() -> bool {
 
 fn cl_err(what: &str) -> impl Fn(opencl3::error_codes::ClError) -> Error + '_ {
     move |e| Error::BackendUnavailable {
-        backend: "opencl".into(),
+        backend: BackendKind::OpenCl,
         reason: format!("{what}: {e}"),
     }
 }
@@ -154,7 +154,7 @@ impl ClDevice {
     /// Waits for every queued command.
     pub(crate) fn finish(&self) -> Result<()> {
         self.queue.finish().map_err(|e| Error::Launch {
-            backend: "opencl".into(),
+            backend: BackendKind::OpenCl,
             kernel: String::new(),
             message: format!("clFinish: {e}"),
         })

@@ -3,14 +3,14 @@
 use super::device::ClDevice;
 use crate::gpu::args::Scalar;
 use crate::gpu::backend::{Arg, Enqueue};
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use opencl3::memory::{Buffer, ClMem as _, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY};
 use opencl3::types::cl_mem;
 use std::sync::PoisonError;
 
 fn launch_err(entry: &str, what: &str, e: impl std::fmt::Display) -> Error {
     Error::Launch {
-        backend: "opencl".into(),
+        backend: BackendKind::OpenCl,
         kernel: entry.to_string(),
         message: format!("{what}: {e}"),
     }
