@@ -181,7 +181,12 @@ impl Device {
                 let (threads, isa) = (rayon::current_num_threads(), crate::cpu::simd::isa());
                 format!("native CPU ({threads} threads, {isa})")
             }
-            Some(g) => format!("{} {} ({})", g.kind().title(), g.facts().name, g.facts().driver),
+            Some(g) => format!(
+                "{} {} ({})",
+                g.kind().title(),
+                g.facts().name,
+                g.facts().driver
+            ),
         }
     }
 

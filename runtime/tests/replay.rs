@@ -10,7 +10,10 @@ use hipacc::{Device, Trace};
 
 /// The GPU devices present.
 fn devices() -> Vec<Device> {
-    gpu_support::opencl().into_iter().chain(gpu_support::cuda()).collect()
+    gpu_support::opencl()
+        .into_iter()
+        .chain(gpu_support::cuda())
+        .collect()
 }
 
 fn problem(w: usize, h: usize, levels: usize, bc: Bc) -> Poisson<f32> {

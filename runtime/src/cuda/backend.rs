@@ -148,11 +148,16 @@ impl Backend for CudaDevice {
             });
         }
         let mut pointers: Vec<*mut c_void> = params.iter_mut().map(Param::ptr).collect();
-        let guard = l.entry.launch.lock().unwrap_or_else(PoisonError::into_inner);
+        let guard = l
+            .entry
+            .launch
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         for sym in &l.info.constant_symbols {
-            let bytes = l.masks.get(sym.mask).ok_or_else(|| {
-                launch_err(name, "constant symbol of a missing mask", sym.mask)
-            })?;
+            let bytes = l
+                .masks
+                .get(sym.mask)
+                .ok_or_else(|| launch_err(name, "constant symbol of a missing mask", sym.mask))?;
             let mut view = l
                 .entry
                 .module

@@ -135,5 +135,4 @@ mod tests {
             .unwrap();
         assert_eq!(back, c);
     }
-
 }

@@ -44,6 +44,9 @@ pub(crate) struct KernelLaunch<'a> {
     pub(crate) rect: Rect,
 }
 
+/// An image a launch uses, how, and the memory it was bound to.
+pub(crate) type Bound<B> = (Arc<dyn DynImage>, Use, Arc<<B as Backend>::Mem>);
+
 /// A launch with everything the host prepared: what a replay enqueues.
 pub(crate) struct Prepared<B: Backend> {
     /// The kernel.
@@ -55,7 +58,7 @@ pub(crate) struct Prepared<B: Backend> {
     /// Every mask's coefficients.
     pub(crate) masks: Vec<Vec<u8>>,
     /// The images read, then the output, with how each is used.
-    pub(crate) images: Vec<(Arc<dyn DynImage>, Use, Arc<B::Mem>)>,
+    pub(crate) images: Vec<Bound<B>>,
 }
 
 impl<B: Backend> Prepared<B> {
@@ -129,8 +132,10 @@ fn refined_kernel<B: Backend>(
         None => {
             let target = dev.backend.facts().target;
             let c = refine_block(target, &config, usage);
-            let fits = c.validate_for(ir, target).is_ok() && dev.backend.facts().check_limits(&c, 0).is_ok();
-            dev.refined.insert(memo, if fits { c } else { config.clone() })
+            let fits = c.validate_for(ir, target).is_ok()
+                && dev.backend.facts().check_limits(&c, 0).is_ok();
+            dev.refined
+                .insert(memo, if fits { c } else { config.clone() })
         }
     };
     if refined == config {

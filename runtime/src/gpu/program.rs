@@ -78,7 +78,10 @@ pub(crate) fn build<B: Backend>(
         let companion = generic_companion(c)
             .filter(|g| !cached(*h, g) && g.validate_for(k, dev.backend.facts().target).is_ok());
         for config in std::iter::once((*c).clone()).chain(companion) {
-            if !wanted.iter().any(|(wk, wc)| wk.stable_hash() == *h && *wc == config) {
+            if !wanted
+                .iter()
+                .any(|(wk, wc)| wk.stable_hash() == *h && *wc == config)
+            {
                 wanted.push((k, config));
             }
         }
@@ -106,7 +109,9 @@ fn build_program<B: Backend>(dev: &GpuDevice<B>, items: &[(&ir::Kernel, &Config)
     let facts = dev.backend.facts();
     let generated = generate_batch(items, facts.target, B::LANGUAGE).map_err(Error::from)?;
     for info in &generated.kernels {
-        dev.backend.facts().check_limits(&info.config, info.shared_bytes)?;
+        dev.backend
+            .facts()
+            .check_limits(&info.config, info.shared_bytes)?;
     }
     dump::dump_if_requested(&generated);
     let fail = |log: String| Error::Compile {

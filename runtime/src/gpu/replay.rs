@@ -18,10 +18,9 @@
 //! make meanwhile are not part of it, and each thread may record its own.
 
 use super::backend::Backend;
-use super::launch::{written, Prepared};
-use super::residency::{make_resident, Use};
+use super::launch::{written, Bound, Prepared};
+use super::residency::make_resident;
 use crate::{Error, Result};
-use hipacc_core::image::DynImage;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::ThreadId;
@@ -65,7 +64,9 @@ impl<B: Backend> Recordings<B> {
         let here = std::thread::current().id();
         let mut open = self.lock();
         if open.iter().any(|(t, _)| *t == here) {
-            return Err(recording_err("this thread is already recording on this device"));
+            return Err(recording_err(
+                "this thread is already recording on this device",
+            ));
         }
         open.push((here, Vec::new()));
         self.active.fetch_add(1, Ordering::Relaxed);
@@ -104,7 +105,7 @@ impl<B: Backend> Recordings<B> {
         if launches.is_empty() {
             return Ok(None);
         }
-        let mut first: Vec<(Arc<dyn DynImage>, Use, Arc<B::Mem>)> = Vec::new();
+        let mut first: Vec<Bound<B>> = Vec::new();
         for p in &launches {
             for (image, usage, mem) in &p.images {
                 if !first.iter().any(|(i, _, _)| i.id() == image.id()) {
@@ -125,7 +126,7 @@ struct Sequence<B: Backend> {
     backend: Arc<B>,
     launches: Vec<Prepared<B>>,
     /// Each image at its first use in the sequence.
-    first: Vec<(Arc<dyn DynImage>, Use, Arc<B::Mem>)>,
+    first: Vec<Bound<B>>,
 }
 
 impl<B: Backend> Replay for Sequence<B> {

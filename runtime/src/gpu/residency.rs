@@ -87,7 +87,10 @@ fn resident_in<B: Backend>(
     storage: &mut dyn ErasedStorage,
     usage: Use,
 ) -> Result<Arc<B::Mem>> {
-    let ours = storage.device().as_deref().and_then(|b| handle(&**backend, b));
+    let ours = storage
+        .device()
+        .as_deref()
+        .and_then(|b| handle(&**backend, b));
     let bound = match ours {
         Some(h) => h,
         None => {

@@ -138,7 +138,12 @@ impl ClDevice {
     pub(crate) fn allocate(&self, bytes: usize) -> Result<ClMem> {
         // SAFETY: no host pointer; the size is the image's byte size (> 0).
         let buffer = unsafe {
-            Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, std::ptr::null_mut())
+            Buffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_WRITE,
+                bytes,
+                std::ptr::null_mut(),
+            )
         }
         .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
         Ok(ClMem {
