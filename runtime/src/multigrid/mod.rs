@@ -114,7 +114,7 @@ pub struct Poisson<T: Real> {
     bc: Bc,
     spacing: f64,
     coarse: OnceLock<Option<CoarseSolver>>,
-    /// Cycles recorded for replay as CUDA graphs.
+    /// Cycles recorded for replay.
     replays: graph::Replays,
 }
 
@@ -287,8 +287,8 @@ impl<T: Real> Poisson<T> {
 
     /// Runs one cycle from the current solution; returns its trace.
     ///
-    /// With [`CycleOptions::graph`] on a CUDA device, a cycle from a state
-    /// recorded before is replayed as CUDA graphs: its trace is the
+    /// With [`CycleOptions::graph`] on a GPU device, a cycle from a state
+    /// recorded before is replayed: its trace is the
     /// recorded one, every launch marked `graph replay` with zero host
     /// time.
     pub fn cycle(&self, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
