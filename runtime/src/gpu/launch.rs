@@ -92,7 +92,9 @@ pub(crate) fn execute<B: Backend>(
     let regions = accessor_regions(&l.bindings);
     let mut launch = k.info.launch(l.rect, &regions)?;
     let mut k = k;
-    if !has_interior(&launch) && !boundary_fixed(overrides)? {
+    // A remembered config was measured as it is; one the heuristics chose
+    // trades its regions for the generic companion where none can pay.
+    if !has_interior(&launch) && !tuned && !boundary_fixed(overrides)? {
         if let Some(generic) = generic_companion(&k.info.config) {
             k = program::kernel(dev, &l.ir, &generic)?;
             launch = k.info.launch(l.rect, &regions)?;
