@@ -5,8 +5,9 @@
 //! ([`Config::key`]), the architecture-model target it was generated for, the
 //! device and the driver (compiler) version. The in-memory map lives in each
 //! device object; with `HIPACC_CACHE_DIR` set, backends whose compiler output
-//! is portable text (PTX) also keep it on disk under [`CacheKey::file_name`].
-//! (OpenCL drivers cache binaries themselves, e.g. PoCL in `POCL_CACHE_DIR`.)
+//! is portable text (PTX) also keep it on disk, named after the program's
+//! source and the compiler ([`on_disk`]). (OpenCL drivers cache binaries
+//! themselves, e.g. PoCL in `POCL_CACHE_DIR`.)
 
 use hipacc_codegen::Config;
 use std::collections::HashMap;
@@ -50,26 +51,46 @@ impl CacheKey {
             driver: driver.to_string(),
         }
     }
+}
 
-    /// A file name unique to the key (FNV-1a of all its parts), with `ext`.
-    pub(crate) fn file_name(&self, ext: &str) -> String {
-        let text = format!(
-            "{:016x}|{}|{}|{}|{}",
-            self.ir_hash, self.config, self.target, self.device, self.driver
-        );
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
+/// FNV-1a of `text`: stable across runs and platforms, for file names.
+fn fnv1a(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The file name under which the compiler output of `source` by
+/// `compiler` (device, architecture and compiler version) is kept.
+pub(crate) fn disk_name(source: &str, compiler: &str, ext: &str) -> String {
+    format!("{:016x}-{:016x}.{ext}", fnv1a(source), fnv1a(compiler))
+}
+
+/// The compiler output of `source`: read from `HIPACC_CACHE_DIR` when it
+/// is set and holds it, else made by `compile` and stored there (a cache
+/// that cannot be written is skipped: it only saves time).
+pub(crate) fn on_disk<E>(
+    source: &str,
+    compiler: &str,
+    ext: &str,
+    compile: impl FnOnce() -> Result<String, E>,
+) -> Result<String, E> {
+    let dir = std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty());
+    let path = dir.map(|d| PathBuf::from(d).join(disk_name(source, compiler, ext)));
+    if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+        return Ok(text);
+    }
+    let text = compile()?;
+    if let Some(path) = &path {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
         }
-        format!("{:016x}-{}-{h:016x}.{ext}", self.ir_hash, self.config)
+        let _ = std::fs::write(path, &text);
     }
-
-    /// Where the on-disk copy lives, when `HIPACC_CACHE_DIR` is set.
-    pub(crate) fn disk_path(&self, ext: &str) -> Option<PathBuf> {
-        let dir = std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty())?;
-        Some(PathBuf::from(dir).join(self.file_name(ext)))
-    }
+    Ok(text)
 }
 
 /// An in-memory map from keys to compiled kernels, counting hits and misses.
@@ -99,6 +120,12 @@ impl<K: Eq + Hash, V: Clone> KernelCache<K, V> {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         found
+    }
+
+    /// True when `key` is cached (counts neither a hit nor a miss: the
+    /// program cache asks this while deciding what to build).
+    pub(crate) fn contains(&self, key: &K) -> bool {
+        self.lock().contains_key(key)
     }
 
     /// Stores `value` unless another thread stored one first; returns the
@@ -144,8 +171,16 @@ mod tests {
         ];
         for o in &others {
             assert_ne!(&base, o);
-            assert_ne!(base.file_name("ptx"), o.file_name("ptx"));
         }
+    }
+
+    #[test]
+    fn disk_names_differ_by_source_and_compiler() {
+        let a = disk_name("kernel a", "sm_90 nvrtc 12.9", "ptx");
+        assert_ne!(a, disk_name("kernel b", "sm_90 nvrtc 12.9", "ptx"));
+        assert_ne!(a, disk_name("kernel a", "sm_80 nvrtc 12.9", "ptx"));
+        assert_eq!(a, disk_name("kernel a", "sm_90 nvrtc 12.9", "ptx"));
+        assert!(a.ends_with(".ptx"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! [`Device::with_override`] return a handle that forces (part of) the
 //! variant chosen for every kernel it runs.
 
+use crate::gpu::Gpu;
 use crate::{Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language, Target};
 use hipacc_core::ir;
@@ -35,6 +36,25 @@ impl BackendKind {
             BackendKind::Cuda => "cuda",
         }
     }
+
+    /// The name in messages: `CPU`, `OpenCL` or `CUDA`.
+    ///
+    /// ```
+    /// assert_eq!(hipacc::BackendKind::OpenCl.title(), "OpenCL");
+    /// ```
+    pub fn title(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "CPU",
+            BackendKind::OpenCl => "OpenCL",
+            BackendKind::Cuda => "CUDA",
+        }
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A device kernels execute on.
@@ -47,24 +67,19 @@ impl BackendKind {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Device {
-    inner: DeviceInner,
+    /// The GPU backend's device; `None` for the native CPU backend.
+    gpu: Option<Arc<dyn Gpu>>,
+    /// CPU launches of fewer output pixels than this run on the calling
+    /// thread.
+    serial_pixels: usize,
     overrides: Option<Arc<ConfigOverride>>,
 }
 
-#[derive(Clone, Debug)]
-pub(crate) enum DeviceInner {
-    /// Launches of fewer output pixels than this run on the calling thread.
-    Cpu {
-        serial_pixels: usize,
-    },
-    OpenCl(Arc<crate::opencl::ClDevice>),
-    Cuda(Arc<crate::cuda::CudaDevice>),
-}
-
 impl Device {
-    fn new(inner: DeviceInner) -> Device {
+    fn gpu_device(gpu: Arc<dyn Gpu>) -> Device {
         Device {
-            inner,
+            gpu: Some(gpu),
+            serial_pixels: 0,
             overrides: None,
         }
     }
@@ -89,22 +104,24 @@ impl Device {
     /// assert_eq!(everything_parallel.kind().name(), "cpu");
     /// ```
     pub fn cpu_serial_below(pixels: usize) -> Device {
-        Device::new(DeviceInner::Cpu {
+        Device {
+            gpu: None,
             serial_pixels: pixels,
-        })
+            overrides: None,
+        }
     }
 
     /// The OpenCL backend on the first OpenCL GPU, else on any OpenCL device
     /// (such as PoCL on the CPU). An error names what is missing when no
     /// OpenCL runtime or device is installed.
     pub fn opencl() -> Result<Device> {
-        crate::opencl::shared().map(|d| Device::new(DeviceInner::OpenCl(d)))
+        crate::opencl::shared().map(|d| Device::gpu_device(d))
     }
 
     /// The CUDA backend on device 0. An error names what is missing (the
     /// driver, NVRTC, a device) and how to install it.
     pub fn cuda() -> Result<Device> {
-        crate::cuda::shared().map(|d| Device::new(DeviceInner::Cuda(d)))
+        crate::cuda::shared().map(|d| Device::gpu_device(d))
     }
 
     /// The best backend present: CUDA, then an OpenCL GPU, then the native
@@ -141,69 +158,60 @@ impl Device {
         }
     }
 
-    /// The CUDA device behind this one, if it is one.
-    pub(crate) fn cuda_device(&self) -> Option<&Arc<crate::cuda::CudaDevice>> {
-        match &self.inner {
-            DeviceInner::Cuda(d) => Some(d),
-            _ => None,
-        }
+    /// The GPU device behind this one; `None` on the native CPU backend.
+    pub(crate) fn gpu(&self) -> Option<&dyn Gpu> {
+        self.gpu.as_deref()
+    }
+
+    /// The CPU backend's threshold below which a launch runs on the calling
+    /// thread.
+    pub(crate) fn serial_pixels(&self) -> usize {
+        self.serial_pixels
     }
 
     /// The backend kind.
     pub fn kind(&self) -> BackendKind {
-        match self.inner {
-            DeviceInner::Cpu { .. } => BackendKind::Cpu,
-            DeviceInner::OpenCl(_) => BackendKind::OpenCl,
-            DeviceInner::Cuda(_) => BackendKind::Cuda,
-        }
+        self.gpu().map_or(BackendKind::Cpu, Gpu::kind)
     }
 
     /// A human-readable device name.
     pub fn name(&self) -> String {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => {
+        match self.gpu() {
+            None => {
                 let (threads, isa) = (rayon::current_num_threads(), crate::cpu::simd::isa());
                 format!("native CPU ({threads} threads, {isa})")
             }
-            DeviceInner::OpenCl(d) => format!("OpenCL {} ({})", d.name, d.driver),
-            DeviceInner::Cuda(d) => format!("CUDA {} ({})", d.name, d.driver),
+            Some(g) => format!(
+                "{} {} ({})",
+                g.kind().title(),
+                g.facts().name,
+                g.facts().driver
+            ),
         }
     }
 
     /// True for GPU devices (CUDA, OpenCL GPUs).
     pub fn is_gpu(&self) -> bool {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => false,
-            DeviceInner::OpenCl(d) => d.is_gpu,
-            DeviceInner::Cuda(_) => true,
-        }
+        self.gpu().is_some_and(|g| g.facts().is_gpu)
     }
 
     /// The architecture-model target the device maps to (`None` for the
     /// native CPU backend, which generates no code at run time).
     pub fn target(&self) -> Option<&'static Target> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => None,
-            DeviceInner::OpenCl(d) => Some(d.target),
-            DeviceInner::Cuda(d) => Some(d.target),
-        }
+        self.gpu().map(|g| g.facts().target)
     }
 
     /// The language of generated code (`None` for the native CPU backend).
     pub fn language(&self) -> Option<Language> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => None,
-            DeviceInner::OpenCl(_) => Some(Language::OpenCl),
-            DeviceInner::Cuda(_) => Some(Language::Cuda),
-        }
+        self.gpu().map(Gpu::language)
     }
 
     /// This device with `overrides` fixing axes of the variant chosen for
     /// every kernel (on top of `HIPACC_CONFIG`). Ignored by the CPU backend.
     pub fn with_override(&self, overrides: ConfigOverride) -> Device {
         Device {
-            inner: self.inner.clone(),
             overrides: Some(Arc::new(overrides)),
+            ..self.clone()
         }
     }
 
@@ -234,75 +242,63 @@ impl Device {
     /// caches them, so later launches with those configs compile nothing.
     /// Does nothing on the CPU backend.
     pub fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => Ok(()),
-            DeviceInner::OpenCl(d) => crate::opencl::build(d, items).map(|_| ()),
-            DeviceInner::Cuda(d) => crate::cuda::build(d, items).map(|_| ()),
-        }
+        self.gpu().map_or(Ok(()), |g| g.precompile(items))
     }
 
     /// The device time of the last kernel launched on this device (waits
     /// for it to finish); `None` on the CPU backend or before any launch.
     pub fn last_launch_time(&self) -> Option<Duration> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => None,
-            DeviceInner::OpenCl(d) => d.last_launch_time(),
-            DeviceInner::Cuda(d) => d.last_launch_time(),
-        }
+        self.gpu()?.last_launch_time()
     }
 
     /// The variant of the last kernel launched on this device (after any
     /// tuning-cache entry, override and occupancy refinement); `None` on the
     /// CPU backend or before any launch.
     pub fn last_launch_config(&self) -> Option<Config> {
-        let slot = match &self.inner {
-            DeviceInner::Cpu { .. } => return None,
-            DeviceInner::OpenCl(d) => &d.last_config,
-            DeviceInner::Cuda(d) => &d.last_config,
-        };
-        slot.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        self.gpu()?.last_launch_config()
     }
 
     /// Waits until every queued launch and transfer has finished.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => Ok(()),
-            DeviceInner::OpenCl(d) => d.finish(),
-            DeviceInner::Cuda(d) => d.finish(),
-        }
+        self.gpu().map_or(Ok(()), Gpu::synchronize)
     }
 
     /// `(hits, misses)` of the device's compiled-kernel cache.
     pub fn kernel_cache_stats(&self) -> (u64, u64) {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => (0, 0),
-            DeviceInner::OpenCl(d) => d.kernels.stats(),
-            DeviceInner::Cuda(d) => d.kernels.stats(),
-        }
+        self.gpu().map_or((0, 0), Gpu::kernel_cache_stats)
     }
 
     /// True when `config` fits the device's own limits (block size, local
     /// memory, images); always false on the CPU backend.
     pub(crate) fn fits(&self, config: &Config) -> bool {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => false,
-            DeviceInner::OpenCl(d) => d.check_limits(config, 0).is_ok(),
-            DeviceInner::Cuda(d) => d.check_limits(config, 0).is_ok(),
+        self.gpu().is_some_and(|g| g.fits(config))
+    }
+
+    /// Starts recording this thread's launches on this device for replay
+    /// ([`crate::gpu::replay`]); `false`, recording nothing, on the CPU
+    /// backend.
+    pub(crate) fn begin_recording(&self) -> Result<bool> {
+        match self.gpu() {
+            Some(g) => g.begin_recording().map(|()| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Ends this thread's recording: `None` when it recorded no launch.
+    pub(crate) fn end_recording(&self) -> Result<Option<Box<dyn crate::gpu::Replay>>> {
+        self.gpu().map_or(Ok(None), Gpu::end_recording)
+    }
+
+    /// Drops this thread's recording, if any.
+    pub(crate) fn abort_recording(&self) {
+        if let Some(g) = self.gpu() {
+            g.abort_recording();
         }
     }
 
     /// The device part of the explore mode's tuning keys (`None` on CPU).
     pub(crate) fn tune_name(&self) -> Option<String> {
-        match &self.inner {
-            DeviceInner::Cpu { .. } => None,
-            DeviceInner::OpenCl(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
-            DeviceInner::Cuda(d) => Some(crate::explore::device_key(self.kind(), &d.name)),
-        }
-    }
-
-    pub(crate) fn inner(&self) -> &DeviceInner {
-        &self.inner
+        let g = self.gpu()?;
+        Some(crate::explore::device_key(g.kind(), &g.facts().name))
     }
 }

@@ -1,5 +1,6 @@
 //! The error type of the runtime.
 
+use crate::BackendKind;
 use thiserror::Error;
 
 /// Errors of devices, compilation and launches.
@@ -9,11 +10,15 @@ pub enum Error {
     /// An error of the DSL types, the IR or the evaluator.
     #[error(transparent)]
     Core(#[from] hipacc_core::Error),
+    /// Code generation refused a kernel or a variant (an override that
+    /// violates the target's limits, a kernel outside the GPU subset).
+    #[error(transparent)]
+    Codegen(#[from] hipacc_codegen::Error),
     /// A backend that is not compiled in or whose runtime is missing.
     #[error("{backend} backend unavailable: {reason}")]
     BackendUnavailable {
-        /// `opencl`, `cuda`, ...
-        backend: String,
+        /// The backend.
+        backend: BackendKind,
         /// What is missing and how to install it.
         reason: String,
     },
@@ -35,8 +40,8 @@ pub enum Error {
     /// A launch or transfer failed on the device.
     #[error("{backend} launch of `{kernel}` failed: {message}")]
     Launch {
-        /// Backend name.
-        backend: String,
+        /// The backend.
+        backend: BackendKind,
         /// Kernel name.
         kernel: String,
         /// The driver's message.
@@ -51,6 +56,10 @@ pub enum Error {
     /// A configuration that the device cannot run.
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A broken invariant of the runtime itself: a bug to report, not a
+    /// mistake of the caller.
+    #[error("internal error (a bug in hipacc, please report it): {0}")]
+    Internal(String),
 }
 
 /// `Result` with [`Error`](enum@Error).

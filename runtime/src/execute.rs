@@ -1,6 +1,6 @@
 //! `execute`: running a kernel on a device.
 
-use crate::device::DeviceInner;
+use crate::gpu::KernelLaunch;
 use crate::{Device, Result};
 use hipacc_core::{IterationSpace, Kernel};
 
@@ -16,10 +16,18 @@ pub trait Execute: Kernel {
 impl<K: Kernel> Execute for K {
     fn execute(&self, device: &Device, space: &IterationSpace<K::Output>) -> Result<()> {
         // Recorded in the schedule trace when a traversal runs on this thread.
-        crate::trace::launch(K::NAME, device.kind().name(), || match device.inner() {
-            DeviceInner::Cpu { serial_pixels } => crate::cpu::execute(self, space, *serial_pixels),
-            DeviceInner::OpenCl(d) => crate::opencl::execute(d, device.overrides(), self, space),
-            DeviceInner::Cuda(d) => crate::cuda::execute(d, device.overrides(), self, space),
+        crate::trace::launch(K::NAME, device.kind().name(), || match device.gpu() {
+            None => crate::cpu::execute(self, space, device.serial_pixels()),
+            Some(gpu) => {
+                let launch = KernelLaunch {
+                    name: K::NAME,
+                    ir: self.ir()?,
+                    bindings: self.bindings(),
+                    output: space.image().to_dyn(),
+                    rect: space.rect(),
+                };
+                gpu.execute(launch, device.overrides())
+            }
         })
     }
 }

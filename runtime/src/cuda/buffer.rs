@@ -1,13 +1,9 @@
 //! Images on a CUDA device: linear device memory of tightly packed pixels,
 //! with a texture object over it made on demand for texture reads.
 
-use super::device::CudaDevice;
-use crate::gpu::residency::Residency;
 use crate::{Error, Result};
 use cudarc::driver::{result, sys, CudaContext};
-use hipacc_core::image::DeviceBuffer;
 use hipacc_core::ir::{ScalarType, Type};
-use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Device memory of one image.
@@ -25,11 +21,21 @@ unsafe impl Send for CuMem {}
 // SAFETY: as above; the texture slot is behind a mutex.
 unsafe impl Sync for CuMem {}
 
-fn transfer_err(what: &str, e: impl std::fmt::Debug) -> Error {
+pub(crate) fn transfer_err(what: &str, e: impl std::fmt::Debug) -> Error {
     hipacc_core::Error::Transfer(format!("CUDA: {what}: {e:?}")).into()
 }
 
 impl CuMem {
+    /// Owns `bytes` bytes at `ptr`, allocated in `ctx`.
+    pub(crate) fn new(ptr: sys::CUdeviceptr, bytes: usize, ctx: Arc<CudaContext>) -> CuMem {
+        CuMem {
+            ptr,
+            bytes,
+            ctx,
+            texture: Mutex::new(None),
+        }
+    }
+
     /// A texture object reading the memory as `pixel`s (1D, element type of
     /// the lane, 1 or 4 channels, point filtering, element read mode).
     pub(crate) fn texture(&self, pixel: Type) -> Result<sys::CUtexObject> {
@@ -101,89 +107,5 @@ impl Drop for CuMem {
             }
             let _ = result::free_sync(self.ptr);
         }
-    }
-}
-
-/// An image's device copy.
-pub(crate) struct CuBuffer {
-    dev: Arc<CudaDevice>,
-    mem: Arc<CuMem>,
-}
-
-impl DeviceBuffer for CuBuffer {
-    fn device_key(&self) -> u64 {
-        self.dev.key
-    }
-    fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
-        if dst.len() != self.mem.bytes {
-            return Err(hipacc_core::Error::Transfer(format!(
-                "bug: downloading {} bytes into {}",
-                self.mem.bytes,
-                dst.len()
-            )));
-        }
-        let err = |e| hipacc_core::Error::Transfer(format!("CUDA download: {e:?}"));
-        self.dev.ctx.bind_to_thread().map_err(err)?;
-        // SAFETY: a synchronous copy of exactly the allocation's size on the
-        // legacy default stream, after all launches that wrote it.
-        unsafe { result::memcpy_dtoh_sync(dst, self.mem.ptr) }.map_err(err)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-/// Buffer management of a CUDA device, for [`crate::gpu::residency`].
-pub(crate) struct CuResidency<'a>(pub(crate) &'a Arc<CudaDevice>);
-
-impl Residency for CuResidency<'_> {
-    type Handle = Arc<CuMem>;
-
-    fn device_key(&self) -> u64 {
-        self.0.key
-    }
-
-    fn allocate(&self, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
-        self.0
-            .ctx
-            .bind_to_thread()
-            .map_err(|e| transfer_err("bind context", e))?;
-        // SAFETY: a plain allocation of `bytes` (> 0) bytes in the bound context.
-        let ptr = unsafe { result::malloc_sync(bytes) }
-            .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
-        Ok(Box::new(CuBuffer {
-            dev: Arc::clone(self.0),
-            mem: Arc::new(CuMem {
-                ptr,
-                bytes,
-                ctx: Arc::clone(&self.0.ctx),
-                texture: Mutex::new(None),
-            }),
-        }))
-    }
-
-    fn upload(&self, buffer: &dyn DeviceBuffer, data: &[u8]) -> Result<()> {
-        let mem = self
-            .handle(buffer)
-            .ok_or_else(|| transfer_err("upload", "bug: the buffer belongs to another backend"))?;
-        if data.len() != mem.bytes {
-            return Err(transfer_err("upload", (data.len(), mem.bytes)));
-        }
-        self.0
-            .ctx
-            .bind_to_thread()
-            .map_err(|e| transfer_err("bind context", e))?;
-        // SAFETY: a synchronous copy of exactly the allocation's size.
-        unsafe { result::memcpy_htod_sync(mem.ptr, data) }.map_err(|e| transfer_err("upload", e))
-    }
-
-    fn handle(&self, buffer: &dyn DeviceBuffer) -> Option<Arc<CuMem>> {
-        buffer
-            .as_any()
-            .downcast_ref::<CuBuffer>()
-            .map(|b| Arc::clone(&b.mem))
     }
 }

@@ -1,69 +1,50 @@
 //! One CUDA device: its primary context, the legacy default stream (so
-//! synchronous copies order with launches), limits, the target of the
-//! architecture model and the module cache.
+//! synchronous copies order with launches), limits and the target of the
+//! architecture model.
 
 use super::probe;
-use super::program::CuKernel;
-use crate::cache::{CacheKey, KernelCache};
-use crate::{Error, Result};
+use crate::gpu::backend::Facts;
+use crate::gpu::limits::Limits;
+use crate::gpu::GpuDevice;
+use crate::{BackendKind, Error, Result};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
-use hipacc_codegen::{Config, DeviceDescription, Target};
+use hipacc_codegen::{DeviceDescription, Target};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
 
 static NEXT_KEY: AtomicU64 = AtomicU64::new(0xc0da_0000_0000_0001);
 
 /// A CUDA device ready for launches. One per process (see [`shared`]).
 pub(crate) struct CudaDevice {
-    pub(crate) key: u64,
+    pub(crate) facts: Facts,
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
-    pub(crate) name: String,
-    /// Driver and NVRTC versions, for cache keys.
-    pub(crate) driver: String,
     /// NVRTC's virtual architecture, e.g. `compute_90`.
     pub(crate) arch: String,
-    pub(crate) target: &'static Target,
-    pub(crate) max_threads: u32,
-    pub(crate) max_block: [u32; 2],
-    pub(crate) max_shared: u32,
-    pub(crate) kernels: KernelCache<CacheKey, Arc<CuKernel>>,
-    /// Heuristic config key -> config after the occupancy check.
-    pub(crate) refined: KernelCache<(u64, String), Config>,
+    /// Events around the last launch, for its duration.
     pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
-    /// The config of the last kernel launched.
-    pub(crate) last_config: Mutex<Option<Config>>,
-    /// The launches being recorded for graphs, one recording per thread
-    /// ([`super::graph`]).
-    pub(crate) recording: Mutex<Vec<super::graph::Recording>>,
-}
-
-impl std::fmt::Debug for CudaDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "CUDA {} ({}, {}, target {})",
-            self.name, self.arch, self.driver, self.target.name
-        )
-    }
 }
 
 fn unavailable(reason: String) -> Error {
     Error::BackendUnavailable {
-        backend: "cuda".into(),
+        backend: BackendKind::Cuda,
         reason,
     }
 }
 
 /// The process-wide CUDA device (ordinal 0), opened once.
-pub(crate) fn shared() -> Result<Arc<CudaDevice>> {
+pub(crate) fn shared() -> Result<Arc<GpuDevice<CudaDevice>>> {
     probe::driver()?;
     probe::nvrtc()?;
-    static DEVICE: OnceLock<std::result::Result<Arc<CudaDevice>, String>> = OnceLock::new();
+    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<CudaDevice>>, String>> =
+        OnceLock::new();
     DEVICE
-        .get_or_init(|| CudaDevice::open().map(Arc::new).map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            CudaDevice::open()
+                .map(|d| Arc::new(GpuDevice::new(d)))
+                .map_err(|e| e.to_string())
+        })
         .clone()
         .map_err(|reason| {
             unavailable(
@@ -92,7 +73,7 @@ impl CudaDevice {
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| unavailable(format!("compute capability: {e:?}")))?;
-        let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u32).unwrap_or(0);
+        let attr = |a: Attr| ctx.attribute(a).map(|v| v.max(0) as u64).unwrap_or(0);
         let mut version = 0;
         // SAFETY: the driver is loaded (probed) and the pointer is valid.
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
@@ -104,62 +85,26 @@ impl CudaDevice {
             is_cpu: false,
         });
         Ok(CudaDevice {
-            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            facts: Facts {
+                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+                name,
+                driver,
+                is_gpu: true,
+                target,
+                limits: Limits {
+                    max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+                    max_block: [
+                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                    ],
+                    max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+                    images: true,
+                },
+            },
             stream: ctx.default_stream(),
-            name,
-            driver,
             arch: format!("compute_{major}{minor}"),
-            target,
-            max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-            max_block: [
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-            ],
-            max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
             ctx,
-            kernels: KernelCache::new(),
-            refined: KernelCache::new(),
             last_launch: Mutex::new(None),
-            last_config: Mutex::new(None),
-            recording: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// Checks `config` against the device's own limits.
-    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
-        let b = config.block;
-        if b.x > self.max_block[0] || b.y > self.max_block[1] || b.threads() > self.max_threads {
-            return Err(Error::Config(format!(
-                "block {}x{} exceeds the limits of {}: at most {} threads per block, {}x{} per dimension",
-                b.x, b.y, self.name, self.max_threads, self.max_block[0], self.max_block[1]
-            )));
-        }
-        if shared_bytes > self.max_shared {
-            return Err(Error::Config(format!(
-                "config `{config}` needs {shared_bytes} bytes of shared memory; {} allows {}",
-                self.name, self.max_shared
-            )));
-        }
-        Ok(())
-    }
-
-    /// The last launch's duration, from its events (waits for it).
-    pub(crate) fn last_launch_time(&self) -> Option<Duration> {
-        let guard = self
-            .last_launch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (start, end) = guard.as_ref()?;
-        let ms = start.elapsed_ms(end).ok()?;
-        Some(Duration::from_secs_f64(f64::from(ms) / 1e3))
-    }
-
-    /// Waits for all work on the device.
-    pub(crate) fn finish(&self) -> Result<()> {
-        self.stream.synchronize().map_err(|e| Error::Launch {
-            backend: "cuda".into(),
-            kernel: String::new(),
-            message: format!("synchronize: {e:?}"),
         })
     }
 }

@@ -5,12 +5,13 @@
 //! |---|---|
 //! | `probe` | finding libcuda and NVRTC; absence is an error naming what to install (cudarc would panic) |
 //! | `device` | the primary context, the default stream, limits, the target of the architecture model |
-//! | `buffer` | images resident on the device, texture objects over them |
+//! | `buffer` | device memory of images, texture objects over it |
 //! | `nvrtc` | CUDA C to PTX ([`compile_program`]); works without a GPU |
 //! | `ptxas` | PTX to SASS with `ptxas -v`, and the registers / shared memory it reports ([`assemble`]) |
-//! | `program` | module loading and the kernel cache (PTX optionally on disk) |
-//! | `launch` | the occupancy check, constant memory for masks, binding and launching |
-//! | `graph` | recording launches and replaying them as one CUDA graph |
+//! | `backend` | the [`crate::gpu::backend::Backend`]: copies, module loading (PTX optionally on disk), constant memory for masks, launching |
+//!
+//! The program cache, launch path (with the occupancy check), residency
+//! and replay above the driver are the generic ones of [`crate::gpu`].
 //!
 //! The public items here are the GPU-less tool chain checks: compile every
 //! variant with NVRTC and assemble it with ptxas to see its resource use.
@@ -28,18 +29,14 @@
 //! # Ok(()) }
 //! ```
 
+mod backend;
 mod buffer;
 mod device;
-pub(crate) mod graph;
-mod launch;
 mod nvrtc;
 mod probe;
-mod program;
 mod ptxas;
 
-pub(crate) use device::{present, shared, CudaDevice};
-pub(crate) use launch::execute;
-pub(crate) use program::build;
+pub(crate) use device::{present, shared};
 
 pub use nvrtc::compile_program;
 pub use probe::NVCUDA_DIR_ENV;

@@ -11,7 +11,7 @@
 //! path makes the later load by name (`libnvrtc.so.12`) find the same
 //! library, so no `LD_LIBRARY_PATH` is needed.
 
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -24,7 +24,7 @@ const DEFAULT_NVCUDA_DIR: &str = "/opt/nvcuda";
 
 fn unavailable(reason: &str) -> Error {
     Error::BackendUnavailable {
-        backend: "cuda".into(),
+        backend: BackendKind::Cuda,
         reason: reason.to_string(),
     }
 }

@@ -6,7 +6,7 @@
 //! on `PATH`. Keep it at the same major version as NVRTC.
 
 use super::probe::nvcuda_dirs;
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use hipacc_codegen::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,7 +47,7 @@ pub fn ptxas_path() -> Option<PathBuf> {
 /// resources of every kernel, in the order ptxas reports them.
 pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<KernelResources>> {
     let ptxas = ptxas_path().ok_or_else(|| Error::BackendUnavailable {
-        backend: "cuda".into(),
+        backend: BackendKind::Cuda,
         reason: "ptxas not found: pip install nvidia-cuda-nvcc-cu12 and set HIPACC_NVCUDA_DIR \
                  to the install directory, or put the CUDA toolkit's bin on PATH"
             .into(),

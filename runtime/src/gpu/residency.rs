@@ -11,21 +11,44 @@
 //!
 //! Invariant (kept by `hipacc-core`): at least one copy is current.
 
+use super::backend::Backend;
 use crate::Result;
 use hipacc_core::image::{DeviceBuffer, DynImage, ErasedStorage};
+use std::any::Any;
+use std::sync::Arc;
 
-/// What a backend provides to manage its buffers.
-pub(crate) trait Residency {
-    /// The handle a launch binds: cheap to clone, keeps the memory alive.
-    type Handle: Clone;
-    /// The device key this backend's buffers report.
-    fn device_key(&self) -> u64;
-    /// A new, uninitialised device buffer of `bytes` bytes.
-    fn allocate(&self, bytes: usize) -> Result<Box<dyn DeviceBuffer>>;
-    /// Copies `data` (the whole image) into `buffer`.
-    fn upload(&self, buffer: &dyn DeviceBuffer, data: &[u8]) -> Result<()>;
-    /// The handle of one of this backend's buffers (`None`: not ours).
-    fn handle(&self, buffer: &dyn DeviceBuffer) -> Option<Self::Handle>;
+/// An image's device copy: the memory and the backend that owns it.
+pub(crate) struct GpuBuffer<B: Backend> {
+    backend: Arc<B>,
+    mem: Arc<B::Mem>,
+}
+
+impl<B: Backend> DeviceBuffer for GpuBuffer<B> {
+    fn device_key(&self) -> u64 {
+        self.backend.facts().key
+    }
+    fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
+        self.backend
+            .download(&self.mem, dst)
+            .map_err(|e| hipacc_core::Error::Transfer(e.to_string()))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// The memory of `buffer` when it is one of `backend`'s.
+fn handle<B: Backend>(backend: &B, buffer: &dyn DeviceBuffer) -> Option<Arc<B::Mem>> {
+    if buffer.device_key() != backend.facts().key {
+        return None;
+    }
+    buffer
+        .as_any()
+        .downcast_ref::<GpuBuffer<B>>()
+        .map(|b| Arc::clone(&b.mem))
 }
 
 /// How a launch uses an image.
@@ -41,12 +64,12 @@ pub(crate) enum Use {
 }
 
 /// Makes `image` current on the device of `backend` for `usage` and returns
-/// the handle to bind.
-pub(crate) fn make_resident<R: Residency>(
-    backend: &R,
+/// the memory to bind.
+pub(crate) fn make_resident<B: Backend>(
+    backend: &Arc<B>,
     image: &dyn DynImage,
     usage: Use,
-) -> Result<R::Handle> {
+) -> Result<Arc<B::Mem>> {
     let mut outcome = None;
     let locked = image.with_storage(&mut |storage| {
         outcome = Some(resident_in(backend, storage, usage));
@@ -59,42 +82,37 @@ pub(crate) fn make_resident<R: Residency>(
     }
 }
 
-fn resident_in<R: Residency>(
-    backend: &R,
+fn resident_in<B: Backend>(
+    backend: &Arc<B>,
     storage: &mut dyn ErasedStorage,
     usage: Use,
-) -> Result<R::Handle> {
+) -> Result<Arc<B::Mem>> {
     let ours = storage
         .device()
         .as_deref()
-        .filter(|b| b.device_key() == backend.device_key())
-        .and_then(|b| backend.handle(b));
-    let handle = match ours {
+        .and_then(|b| handle(&**backend, b));
+    let bound = match ours {
         Some(h) => h,
         None => {
             if storage.device().is_some() {
                 // Another device holds the image: bring its copy home first.
                 storage.sync_to_host()?;
             }
-            let buffer = backend.allocate(storage.host_bytes().len())?;
-            let h = backend
-                .handle(&*buffer)
-                .unwrap_or_else(|| unreachable!("bug: a fresh buffer is not the backend's own"));
-            *storage.device() = Some(buffer);
+            let mem = Arc::new(backend.allocate(storage.host_bytes().len())?);
+            let h = Arc::clone(&mem);
+            *storage.device() = Some(Box::new(GpuBuffer {
+                backend: Arc::clone(backend),
+                mem,
+            }));
             storage.set_device_valid(false);
             h
         }
     };
     if !storage.device_valid() && usage != (Use::Write { whole: true }) {
-        let Some(buffer) = storage.device().take() else {
-            unreachable!("bug: the device slot was just filled")
-        };
-        let uploaded = backend.upload(&*buffer, storage.host_bytes());
-        *storage.device() = Some(buffer);
-        uploaded?;
+        backend.upload(&bound, storage.host_bytes())?;
         storage.set_device_valid(true);
     }
-    Ok(handle)
+    Ok(bound)
 }
 
 /// After a launch wrote `image` on the device: the device copy is current,

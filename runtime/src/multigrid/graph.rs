@@ -1,15 +1,15 @@
-//! Cycles replayed as CUDA graphs ([`CycleOptions::graph`]).
+//! Cycles recorded once and replayed ([`CycleOptions::graph`]).
 //!
 //! On coarse levels a kernel runs for microseconds, less than the host
-//! needs to prepare its launch, so a cycle of plain launches keeps the GPU
-//! waiting on the host. With graphs, the first cycle from a given state
-//! runs as usual and is recorded ([`crate::cuda::graph`]): its launches
-//! between two host steps become one graph segment each, and the host
-//! steps are noted in order between them. They are the exact solve of the
+//! needs to prepare its launch, so a cycle of plain launches keeps the
+//! device waiting on the host. With replay, the first cycle from a given
+//! state runs as usual and is recorded (the device's launch recording,
+//! whatever its backend): its launches between two host steps become one
+//! segment each, and the host steps are noted in order between them. They are the exact solve of the
 //! coarsest level (it reads the coarse right-hand side back and uploads the
 //! solution) and the exchange of a level's solution and scratch images
 //! (host bookkeeping only). A later cycle from the same state replays:
-//! one graph launch per segment, the host steps redone in between.
+//! the prepared launches of each segment, the host steps redone in between.
 //!
 //! The state is which image each level of the solution, right-hand side
 //! and scratch pyramids holds: a cycle can end with some levels exchanged,
@@ -20,11 +20,10 @@ use super::cycle::{self, Start};
 use super::options::CycleOptions;
 use super::real::Real;
 use super::Poisson;
-use crate::cuda::graph::{self as cuda_graph, Ended, Segment};
-use crate::cuda::CudaDevice;
+use crate::gpu::Replay;
 use crate::{Device, Error, Pyramid, Result, Trace};
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// Recordings kept per problem: the two alternating states of one set of
 /// options, and a few more.
@@ -44,7 +43,7 @@ struct Entry {
 /// What a recording depends on.
 #[derive(PartialEq)]
 struct Key {
-    device: u64,
+    device: String,
     opts: CycleOptions,
     images: Vec<u64>,
 }
@@ -58,8 +57,8 @@ enum Plan {
 
 /// One step of a recorded cycle.
 enum Step {
-    /// Launches, as one graph.
-    Graph(Segment),
+    /// Launches, recorded.
+    Graph(Box<dyn Replay>),
     /// The exact solve of the coarsest level on the host.
     CoarseSolve,
     /// The solution and scratch images of a level exchanged.
@@ -68,18 +67,15 @@ enum Step {
 
 /// What a recording cycle notes besides its launches.
 pub(crate) struct Recorder {
-    dev: Arc<CudaDevice>,
+    dev: Device,
     steps: RefCell<Vec<Step>>,
-    refused: RefCell<bool>,
 }
 
 impl Recorder {
-    /// Ends the current segment: its launches become a graph step.
+    /// Ends the current segment: its launches become a replay step.
     fn cut(&self) -> Result<()> {
-        match cuda_graph::end(&self.dev)? {
-            Ended::Empty => {}
-            Ended::Refused => *self.refused.borrow_mut() = true,
-            Ended::Graph(s) => self.steps.borrow_mut().push(Step::Graph(s)),
+        if let Some(s) = self.dev.end_recording()? {
+            self.steps.borrow_mut().push(Step::Graph(s));
         }
         Ok(())
     }
@@ -89,7 +85,7 @@ impl Recorder {
         self.cut()?;
         self.steps.borrow_mut().push(Step::CoarseSolve);
         solve()?;
-        cuda_graph::begin(&self.dev)
+        self.dev.begin_recording().map(|_| ())
     }
 
     /// Notes that the images of `level` were exchanged. No cut is needed:
@@ -101,16 +97,11 @@ impl Recorder {
     }
 }
 
-/// One cycle of `opts` on a CUDA device: a replay when this state was
-/// recorded, else a recorded run.
-pub(crate) fn cycle<T: Real>(
-    p: &Poisson<T>,
-    dev: &Device,
-    cuda: &Arc<CudaDevice>,
-    opts: &CycleOptions,
-) -> Result<Trace> {
+/// One cycle of `opts` on a device that records launches: a replay when
+/// this state was recorded, else a recorded run.
+pub(crate) fn cycle<T: Real>(p: &Poisson<T>, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
     let key = Key {
-        device: cuda.key,
+        device: dev.name(),
         opts: opts.clone(),
         images: image_ids(p)?,
     };
@@ -123,7 +114,7 @@ pub(crate) fn cycle<T: Real>(
         match &mut entries[i].plan {
             Plan::Plain => return cycle::run(p, dev, opts, Start::Cycle, None),
             Plan::Replay { steps, trace } => {
-                if replay(p, steps)? {
+                if replay(p, dev, steps)? {
                     return Ok(trace.replayed());
                 }
                 // An image moved to other memory: record again.
@@ -131,7 +122,7 @@ pub(crate) fn cycle<T: Real>(
             }
         }
     }
-    let (trace, plan) = record(p, dev, cuda, opts)?;
+    let (trace, plan) = record(p, dev, opts)?;
     if entries.len() == KEPT {
         entries.remove(0);
     }
@@ -140,17 +131,14 @@ pub(crate) fn cycle<T: Real>(
 }
 
 /// Runs one cycle while recording it.
-fn record<T: Real>(
-    p: &Poisson<T>,
-    dev: &Device,
-    cuda: &Arc<CudaDevice>,
-    opts: &CycleOptions,
-) -> Result<(Trace, Plan)> {
-    cuda_graph::begin(cuda)?;
+fn record<T: Real>(p: &Poisson<T>, dev: &Device, opts: &CycleOptions) -> Result<(Trace, Plan)> {
+    if !dev.begin_recording()? {
+        let trace = cycle::run(p, dev, opts, Start::Cycle, None)?;
+        return Ok((trace, Plan::Plain));
+    }
     let rec = Recorder {
-        dev: cuda.clone(),
+        dev: dev.clone(),
         steps: RefCell::new(Vec::new()),
-        refused: RefCell::new(false),
     };
     let ran = cycle::run(p, dev, opts, Start::Cycle, Some(&rec)).and_then(|trace| {
         rec.cut()?;
@@ -159,13 +147,13 @@ fn record<T: Real>(
     let trace = match ran {
         Ok(trace) => trace,
         Err(e) => {
-            cuda_graph::abort(cuda);
+            dev.abort_recording();
             return Err(e);
         }
     };
     let steps = rec.steps.into_inner();
-    // A replay starts with a graph: a refusal there leaves nothing done.
-    let replayable = !rec.refused.into_inner() && matches!(steps.first(), Some(Step::Graph(_)));
+    // A replay starts with launches: a refusal there leaves nothing done.
+    let replayable = matches!(steps.first(), Some(Step::Graph(_)));
     let plan = if replayable {
         Plan::Replay {
             steps,
@@ -178,8 +166,8 @@ fn record<T: Real>(
 }
 
 /// Replays `steps`; `Ok(false)`, having done nothing, when the first
-/// graph's images are no longer where they were recorded.
-fn replay<T: Real>(p: &Poisson<T>, steps: &mut [Step]) -> Result<bool> {
+/// segment's images are no longer where they were recorded.
+fn replay<T: Real>(p: &Poisson<T>, dev: &Device, steps: &mut [Step]) -> Result<bool> {
     for (i, step) in steps.iter_mut().enumerate() {
         match step {
             Step::Graph(segment) => {
@@ -188,8 +176,8 @@ fn replay<T: Real>(p: &Poisson<T>, steps: &mut [Step]) -> Result<bool> {
                         return Ok(false);
                     }
                     return Err(Error::Launch {
-                        backend: "cuda".into(),
-                        kernel: "graph".into(),
+                        backend: dev.kind(),
+                        kernel: "replay".into(),
                         message: "an image of a recorded cycle moved to other memory \
                                   during its replay"
                             .into(),

@@ -133,7 +133,7 @@ pub struct Poisson<T: Real> {
     bc: Bc,
     spacing: f64,
     coarse: OnceLock<Option<CoarseSolver>>,
-    /// Cycles recorded for replay as CUDA graphs.
+    /// Cycles recorded for replay.
     replays: graph::Replays,
 }
 
@@ -313,15 +313,16 @@ impl<T: Real> Poisson<T> {
 
     /// Runs one cycle from the current solution; returns its trace.
     ///
-    /// With [`CycleOptions::graph`] on a CUDA device, a cycle from a state
-    /// recorded before is replayed as CUDA graphs: its trace is the
+    /// With [`CycleOptions::graph`] on a GPU device, a cycle from a state
+    /// recorded before is replayed: its trace is the
     /// recorded one, every launch marked `graph replay` with zero host
     /// time.
     pub fn cycle(&self, dev: &Device, opts: &CycleOptions) -> Result<Trace> {
         opts.validate(self.levels())?;
-        match dev.cuda_device() {
-            Some(cuda) if opts.graph => graph::cycle(self, dev, cuda, opts),
-            _ => cycle::run(self, dev, opts, cycle::Start::Cycle, None),
+        if opts.graph {
+            graph::cycle(self, dev, opts)
+        } else {
+            cycle::run(self, dev, opts, cycle::Start::Cycle, None)
         }
     }
 

@@ -120,11 +120,11 @@ pub struct CycleOptions {
     /// Sweeps on the coarsest level when it is too large to solve exactly
     /// (see [`super`]'s coarse solve).
     pub coarse_sweeps: usize,
-    /// On CUDA, record the first cycle from each state and replay later
-    /// ones as CUDA graphs: one driver call per run of launches between
-    /// host steps instead of the host-side work of every launch, which on
-    /// coarse levels takes longer than the kernels. No effect on other
-    /// backends, nor on full multigrid.
+    /// On a GPU device (OpenCL, CUDA), record the first cycle from each
+    /// state and replay later ones: the prepared launches of each run
+    /// between host steps are enqueued again, without the host-side work
+    /// of every launch, which on coarse levels takes longer than the
+    /// kernels. No effect on the CPU backend, nor on full multigrid.
     pub graph: bool,
 }
 
@@ -144,7 +144,7 @@ impl CycleOptions {
         }
     }
 
-    /// With cycles replayed as CUDA graphs (or not); see [`Self::graph`].
+    /// With cycles recorded and replayed (or not); see [`Self::graph`].
     pub fn graph(mut self, graph: bool) -> CycleOptions {
         self.graph = graph;
         self

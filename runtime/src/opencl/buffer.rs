@@ -2,9 +2,7 @@
 //! plus an `image2d_t` copy made on demand for accessors read as images.
 
 use super::device::ClDevice;
-use crate::gpu::residency::Residency;
 use crate::{Error, Result};
-use hipacc_core::image::DeviceBuffer;
 use hipacc_core::ir::{ScalarType, Type};
 use opencl3::memory::{
     Buffer, ClMem as _, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY,
@@ -12,9 +10,8 @@ use opencl3::memory::{
     CL_UNSIGNED_INT8,
 };
 use opencl3::types::{cl_image_desc, cl_image_format, cl_mem, CL_BLOCKING};
-use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// Device memory of one image.
 pub(crate) struct ClMem {
@@ -106,7 +103,7 @@ fn create_image(dev: &ClDevice, width: usize, height: usize, pixel: Type) -> Res
     .map_err(|e| {
         Error::Config(format!(
             "{} cannot hold a {width}x{height} image of {pixel}: {e}",
-            dev.name
+            dev.facts.name
         ))
     })
 }
@@ -136,77 +133,29 @@ fn transfer_err(what: &str, e: impl std::fmt::Display) -> Error {
     hipacc_core::Error::Transfer(format!("OpenCL: {what}: {e}")).into()
 }
 
-/// An image's device copy: the memory and the device that owns it.
-pub(crate) struct ClBuffer {
-    dev: Arc<ClDevice>,
-    mem: Arc<ClMem>,
-}
-
-impl DeviceBuffer for ClBuffer {
-    fn device_key(&self) -> u64 {
-        self.dev.key
-    }
-    fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
-        if dst.len() != self.mem.bytes {
-            return Err(hipacc_core::Error::Transfer(format!(
-                "bug: downloading {} bytes into {}",
-                self.mem.bytes,
-                dst.len()
-            )));
-        }
-        // SAFETY: a blocking read of exactly the buffer's size into `dst`.
-        unsafe {
-            self.dev
-                .queue
-                .enqueue_read_buffer(&self.mem.buffer, CL_BLOCKING, 0, dst, &[])
-        }
-        .map(|_| ())
-        .map_err(|e| hipacc_core::Error::Transfer(format!("OpenCL read: {e}")))
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-/// Buffer management of an OpenCL device, for [`crate::gpu::residency`].
-pub(crate) struct ClResidency<'a>(pub(crate) &'a Arc<ClDevice>);
-
-impl Residency for ClResidency<'_> {
-    type Handle = Arc<ClMem>;
-
-    fn device_key(&self) -> u64 {
-        self.0.key
-    }
-
-    fn allocate(&self, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
+impl ClDevice {
+    /// New device memory of `bytes` (> 0) bytes.
+    pub(crate) fn allocate(&self, bytes: usize) -> Result<ClMem> {
         // SAFETY: no host pointer; the size is the image's byte size (> 0).
         let buffer = unsafe {
             Buffer::<u8>::create(
-                &self.0.context,
+                &self.context,
                 CL_MEM_READ_WRITE,
                 bytes,
                 std::ptr::null_mut(),
             )
         }
         .map_err(|e| transfer_err(&format!("allocating {bytes} bytes"), e))?;
-        Ok(Box::new(ClBuffer {
-            dev: Arc::clone(self.0),
-            mem: Arc::new(ClMem {
-                buffer,
-                bytes,
-                version: AtomicU64::new(0),
-                image: Mutex::new(None),
-            }),
-        }))
+        Ok(ClMem {
+            buffer,
+            bytes,
+            version: AtomicU64::new(0),
+            image: Mutex::new(None),
+        })
     }
 
-    fn upload(&self, buffer: &dyn DeviceBuffer, data: &[u8]) -> Result<()> {
-        let mem = self
-            .handle(buffer)
-            .ok_or_else(|| transfer_err("upload", "bug: the buffer belongs to another backend"))?;
+    /// Copies `data`, exactly the memory's size, into `mem`.
+    pub(crate) fn upload(&self, mem: &ClMem, data: &[u8]) -> Result<()> {
         if data.len() != mem.bytes {
             return Err(transfer_err(
                 "upload",
@@ -218,7 +167,7 @@ impl Residency for ClResidency<'_> {
         // owned (and released) by `Event`.
         let event = unsafe {
             opencl3::command_queue::enqueue_write_buffer(
-                self.0.queue.get(),
+                self.queue.get(),
                 mem.raw(),
                 CL_BLOCKING,
                 0,
@@ -234,10 +183,20 @@ impl Residency for ClResidency<'_> {
         Ok(())
     }
 
-    fn handle(&self, buffer: &dyn DeviceBuffer) -> Option<Arc<ClMem>> {
-        buffer
-            .as_any()
-            .downcast_ref::<ClBuffer>()
-            .map(|b| Arc::clone(&b.mem))
+    /// Copies `mem`, exactly `dst`'s size, to `dst`.
+    pub(crate) fn download(&self, mem: &ClMem, dst: &mut [u8]) -> Result<()> {
+        if dst.len() != mem.bytes {
+            return Err(transfer_err(
+                "read",
+                format!("bug: {} bytes into {}", mem.bytes, dst.len()),
+            ));
+        }
+        // SAFETY: a blocking read of exactly the buffer's size into `dst`.
+        unsafe {
+            self.queue
+                .enqueue_read_buffer(&mem.buffer, CL_BLOCKING, 0, dst, &[])
+        }
+        .map(|_| ())
+        .map_err(|e| transfer_err("read", e))
     }
 }

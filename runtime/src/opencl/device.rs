@@ -1,11 +1,12 @@
-//! One OpenCL device with its context, in-order profiling queue, limits,
-//! target of the architecture model and kernel cache.
+//! One OpenCL device with its context, in-order profiling queue, limits and
+//! target of the architecture model.
 
 use super::probe::{self, Want};
-use super::program::ClKernel;
-use crate::cache::{CacheKey, KernelCache};
-use crate::{Error, Result};
-use hipacc_codegen::{Config, DeviceDescription, Target};
+use crate::gpu::backend::Facts;
+use crate::gpu::limits::Limits;
+use crate::gpu::GpuDevice;
+use crate::{BackendKind, Error, Result};
+use hipacc_codegen::{DeviceDescription, Target};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::{
@@ -19,63 +20,32 @@ use std::time::Duration;
 /// Device keys of GPU backends: distinct from each other and from 0.
 static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c10_0000_0000_0001);
 
-/// The limits a launch is checked against (the device's own, which may be
-/// tighter than its target's).
-#[derive(Clone, Debug)]
-pub(crate) struct Limits {
-    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`.
-    pub(crate) max_work_group: usize,
-    /// `CL_DEVICE_MAX_WORK_ITEM_SIZES`.
-    pub(crate) max_item_sizes: Vec<usize>,
-    /// `CL_DEVICE_LOCAL_MEM_SIZE`.
-    pub(crate) local_memory: u64,
-    /// `CL_DEVICE_IMAGE_SUPPORT`.
-    pub(crate) images: bool,
-}
-
 /// An OpenCL device ready for launches. One per process (see [`shared`]).
 pub(crate) struct ClDevice {
-    pub(crate) key: u64,
+    pub(crate) facts: Facts,
     pub(crate) device: ClDeviceId,
     pub(crate) context: Context,
     pub(crate) queue: CommandQueue,
-    pub(crate) name: String,
-    pub(crate) driver: String,
-    pub(crate) is_gpu: bool,
-    pub(crate) target: &'static Target,
-    pub(crate) limits: Limits,
     /// Options for `clBuildProgram`.
     pub(crate) build_options: String,
-    pub(crate) kernels: KernelCache<CacheKey, Arc<ClKernel>>,
     /// The last launch's event, for its profiled duration.
     pub(crate) last_launch: Mutex<Option<Event>>,
-    /// The config of the last kernel launched.
-    pub(crate) last_config: Mutex<Option<Config>>,
-}
-
-impl std::fmt::Debug for ClDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "OpenCL {} ({}, target {})",
-            self.name, self.driver, self.target.name
-        )
-    }
 }
 
 /// The process-wide OpenCL device: the first GPU, else any device (found
 /// once; later calls share its context, buffers and kernel cache).
-pub(crate) fn shared() -> Result<Arc<ClDevice>> {
-    static DEVICE: OnceLock<std::result::Result<Arc<ClDevice>, String>> = OnceLock::new();
+pub(crate) fn shared() -> Result<Arc<GpuDevice<ClDevice>>> {
+    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<ClDevice>>, String>> =
+        OnceLock::new();
     DEVICE
         .get_or_init(|| {
             ClDevice::open(Want::GpuFirst)
-                .map(Arc::new)
+                .map(|d| Arc::new(GpuDevice::new(d)))
                 .map_err(|e| e.to_string())
         })
         .clone()
         .map_err(|reason| Error::BackendUnavailable {
-            backend: "opencl".into(),
+            backend: BackendKind::OpenCl,
             reason: reason
                 .strip_prefix("opencl backend unavailable: ")
                 .unwrap_or(&reason)
@@ -91,7 +61,7 @@ pub(crate) fn gpu_present() -> bool {
 
 fn cl_err(what: &str) -> impl Fn(opencl3::error_codes::ClError) -> Error + '_ {
     move |e| Error::BackendUnavailable {
-        backend: "opencl".into(),
+        backend: BackendKind::OpenCl,
         reason: format!("{what}: {e}"),
     }
 }
@@ -125,71 +95,46 @@ impl ClDevice {
             compute_capability,
             is_cpu,
         });
+        let items = device
+            .max_work_item_sizes()
+            .map_err(cl_err("work-item sizes"))?;
+        let item = |i: usize| items.get(i).map_or(0, |&n| n as u64);
         let limits = Limits {
-            max_work_group: device
+            max_threads: device
                 .max_work_group_size()
-                .map_err(cl_err("work-group size"))?,
-            max_item_sizes: device
-                .max_work_item_sizes()
-                .map_err(cl_err("work-item sizes"))?,
-            local_memory: device
+                .map_err(cl_err("work-group size"))? as u64,
+            max_block: [item(0), item(1)],
+            max_shared: device
                 .local_mem_size()
                 .map_err(cl_err("local memory size"))?,
             images: device.image_support().unwrap_or(false),
         };
         let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+        // `-w`: warnings of generated code mean nothing to the user, and a
+        // driver may print them; a failed build's log still has its errors.
         let build_options = if rounded != 0 {
-            "-cl-fp32-correctly-rounded-divide-sqrt".to_string()
+            "-w -cl-fp32-correctly-rounded-divide-sqrt".to_string()
         } else {
-            String::new()
+            "-w".to_string()
         };
         let context = Context::from_device(&device).map_err(cl_err("creating a context"))?;
         let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .map_err(cl_err("creating a command queue"))?;
         Ok(ClDevice {
-            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            facts: Facts {
+                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+                name,
+                driver,
+                is_gpu: !is_cpu,
+                target,
+                limits,
+            },
             device,
             context,
             queue,
-            name,
-            driver,
-            is_gpu: !is_cpu,
-            target,
-            limits,
             build_options,
-            kernels: KernelCache::new(),
             last_launch: Mutex::new(None),
-            last_config: Mutex::new(None),
         })
-    }
-
-    /// Checks `config` against the device's own limits: work-group size and
-    /// dimensions, local memory of the tiles, image support.
-    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
-        let l = &self.limits;
-        let (bx, by) = (config.block.x as usize, config.block.y as usize);
-        let dims_ok =
-            l.max_item_sizes.len() >= 2 && bx <= l.max_item_sizes[0] && by <= l.max_item_sizes[1];
-        if bx * by > l.max_work_group || !dims_ok {
-            return Err(Error::Config(format!(
-                "block {bx}x{by} exceeds the limits of OpenCL device {}: at most {} work-items \
-                 per work-group, {:?} per dimension",
-                self.name, l.max_work_group, l.max_item_sizes
-            )));
-        }
-        if shared_bytes as u64 > l.local_memory {
-            return Err(Error::Config(format!(
-                "config `{config}` needs {shared_bytes} bytes of local memory; {} has {}",
-                self.name, l.local_memory
-            )));
-        }
-        if !l.images && config.memory.contains(&hipacc_codegen::MemoryKind::Texture) {
-            return Err(Error::Config(format!(
-                "config `{config}` reads through images, which {} does not support",
-                self.name
-            )));
-        }
-        Ok(())
     }
 
     /// The duration of the last launch, from its profiling event (waits for
@@ -209,7 +154,7 @@ impl ClDevice {
     /// Waits for every queued command.
     pub(crate) fn finish(&self) -> Result<()> {
         self.queue.finish().map_err(|e| Error::Launch {
-            backend: "opencl".into(),
+            backend: BackendKind::OpenCl,
             kernel: String::new(),
             message: format!("clFinish: {e}"),
         })

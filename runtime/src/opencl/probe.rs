@@ -10,7 +10,7 @@
 //! set `OPENCL_DYLIB_PATH` (its list of libraries to try), [`find`] sets it
 //! to try `libOpenCL.so`, then `libOpenCL.so.1`, before the first call.
 
-use crate::{Error, Result};
+use crate::{BackendKind, Error, Result};
 use opencl3::device::{Device as ClDeviceId, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
 use opencl3::platform::get_platforms;
 
@@ -21,7 +21,7 @@ pub(crate) const INSTALL_HINT: &str =
 
 fn unavailable(reason: String) -> Error {
     Error::BackendUnavailable {
-        backend: "opencl".into(),
+        backend: BackendKind::OpenCl,
         reason,
     }
 }

@@ -14,6 +14,17 @@ use hipacc::Device;
 use hipacc_codegen::Config;
 use hipacc_core::ir::eval::evaluate_kernel;
 
+/// The OpenCL device, or `None` after printing `[SKIP] opencl: <reason>`.
+pub(crate) fn opencl() -> Option<Device> {
+    match Device::opencl() {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("[SKIP] opencl: {e}");
+            None
+        }
+    }
+}
+
 /// The CUDA device, or `None` after printing `[SKIP] cuda: <reason>`.
 pub(crate) fn cuda() -> Option<Device> {
     match Device::cuda() {

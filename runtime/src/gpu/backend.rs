@@ -1,0 +1,148 @@
+//! The interface a GPU driver implements: memory, building programs, binding
+//! arguments and enqueueing, synchronising, and the facts of the device.
+//!
+//! Everything above it is written once: the program cache
+//! ([`super::program`]), the launch path ([`super::launch`]), residency
+//! ([`super::residency`]) and record/replay ([`super::replay`]). A backend
+//! folder holds only the calls into its driver, so the copy of that logic
+//! that runs on PoCL in the tests is the copy a CUDA device runs too.
+
+use super::args::Scalar;
+use super::limits::Limits;
+use crate::{BackendKind, Result};
+use hipacc_codegen::arch::occupancy::ResourceUsage;
+use hipacc_codegen::{Config, KernelInfo, Language, Launch, Program, Target};
+use hipacc_core::ir::Type;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a device is, as the rest of the runtime sees it.
+#[derive(Clone, Debug)]
+pub(crate) struct Facts {
+    /// Distinct per opened device; the images' buffers report it.
+    pub(crate) key: u64,
+    /// The device's name.
+    pub(crate) name: String,
+    /// Driver and compiler versions, for cache keys and messages.
+    pub(crate) driver: String,
+    /// A GPU (not a CPU driver such as PoCL).
+    pub(crate) is_gpu: bool,
+    /// The architecture model's target for the device.
+    pub(crate) target: &'static Target,
+    /// What one launch may use.
+    pub(crate) limits: Limits,
+}
+
+impl Facts {
+    /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
+    /// own limits.
+    pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
+        self.limits.check(&self.name, config, shared_bytes)
+    }
+}
+
+/// One kernel argument bound for a launch, in codegen's parameter order.
+pub(crate) enum Arg<B: Backend> {
+    /// A value passed by value.
+    Scalar(Scalar),
+    /// An image's buffer.
+    Buffer(Arc<B::Mem>),
+    /// An image's buffer read as an image / texture object of `pixel`s.
+    Image {
+        /// The buffer.
+        mem: Arc<B::Mem>,
+        /// The image's width in pixels.
+        width: usize,
+        /// The image's height in pixels.
+        height: usize,
+        /// The pixel type the kernel reads.
+        pixel: Type,
+    },
+    /// Mask slot `i`'s coefficients as a constant buffer.
+    Mask(usize),
+}
+
+impl<B: Backend> Clone for Arg<B> {
+    fn clone(&self) -> Self {
+        match self {
+            Arg::Scalar(s) => Arg::Scalar(*s),
+            Arg::Buffer(m) => Arg::Buffer(Arc::clone(m)),
+            Arg::Image {
+                mem,
+                width,
+                height,
+                pixel,
+            } => Arg::Image {
+                mem: Arc::clone(mem),
+                width: *width,
+                height: *height,
+                pixel: *pixel,
+            },
+            Arg::Mask(i) => Arg::Mask(*i),
+        }
+    }
+}
+
+/// A launch ready for the driver: everything the host worked out.
+pub(crate) struct Enqueue<'a, B: Backend> {
+    /// The kernel.
+    pub(crate) entry: &'a B::Entry,
+    /// What codegen said about it (arguments, constant symbols).
+    pub(crate) info: &'a KernelInfo,
+    /// Grid and block.
+    pub(crate) launch: &'a Launch,
+    /// The arguments in order.
+    pub(crate) args: &'a [Arg<B>],
+    /// Every mask slot's coefficients as bytes of its C type.
+    pub(crate) masks: &'a [Vec<u8>],
+}
+
+/// One GPU driver.
+pub(crate) trait Backend: Send + Sync + Sized + 'static {
+    /// Device memory holding one image.
+    type Mem: Send + Sync + 'static;
+    /// A built program (module).
+    type Program: Send + Sync + 'static;
+    /// One kernel of a built program, ready to launch.
+    type Entry: Send + Sync + 'static;
+
+    /// Which backend this is.
+    const KIND: BackendKind;
+    /// The dialect codegen prints for it.
+    const LANGUAGE: Language;
+
+    /// The device's facts.
+    fn facts(&self) -> &Facts;
+
+    /// New, uninitialised memory of `bytes` (> 0) bytes.
+    fn allocate(&self, bytes: usize) -> Result<Self::Mem>;
+    /// Copies `data`, exactly the memory's size, to the device.
+    fn upload(&self, mem: &Self::Mem, data: &[u8]) -> Result<()>;
+    /// Copies the memory to `dst`, exactly its size, after every queued
+    /// launch that writes it.
+    fn download(&self, mem: &Self::Mem, dst: &mut [u8]) -> Result<()>;
+    /// Called after a launch wrote `mem` (a backend keeping derived copies,
+    /// such as OpenCL images, marks them stale).
+    fn written(&self, _mem: &Self::Mem) {}
+
+    /// Builds a generated program; `Err` holds the driver's log.
+    fn build(&self, program: &Program) -> std::result::Result<Self::Program, String>;
+    /// The kernel `info.entry` of a built program; `Err` holds the reason.
+    fn entry(
+        &self,
+        program: &Arc<Self::Program>,
+        info: &KernelInfo,
+    ) -> std::result::Result<Self::Entry, String>;
+    /// The registers and shared memory the driver's compiler gave `entry`,
+    /// when the backend refines the block size by occupancy.
+    fn resources(&self, _entry: &Self::Entry) -> Option<ResourceUsage> {
+        None
+    }
+
+    /// Binds the arguments and queues the launch.
+    fn enqueue(&self, launch: Enqueue<'_, Self>) -> Result<()>;
+    /// Waits for every queued launch and transfer.
+    fn synchronize(&self) -> Result<()>;
+    /// The device time of the last launch (waits for it).
+    fn last_launch_time(&self) -> Option<Duration>;
+}
