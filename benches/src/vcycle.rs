@@ -39,7 +39,7 @@ impl VcycleRun {
         })
     }
 
-    /// With cycles replayed as CUDA graphs on a CUDA device (see
+    /// With cycles recorded once and replayed on a GPU device (see
     /// [`CycleOptions::graph`]).
     pub fn with_graph(mut self, graph: bool) -> VcycleRun {
         self.opts = self.opts.graph(graph);

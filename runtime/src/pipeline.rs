@@ -18,7 +18,6 @@
 //! stages one by one, and do write them.
 
 use crate::cpu::fused::{self, KernelStage, Stage};
-use crate::device::DeviceInner;
 use crate::{Device, Result};
 use hipacc_core::{IterationSpace, Kernel};
 
@@ -117,12 +116,11 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let stages: Vec<&dyn Stage> = self.stages.iter().map(|s| s.as_ref()).collect();
-        match device.inner() {
-            DeviceInner::Cpu { serial_pixels } => fused::run(&stages, device, *serial_pixels),
-            _ => {
-                fused::check_order(&stages)?;
-                stages.iter().try_for_each(|s| s.execute(device))
-            }
+        if device.is_gpu() {
+            fused::check_order(&stages)?;
+            stages.iter().try_for_each(|s| s.execute(device))
+        } else {
+            fused::run(&stages, device, device.serial_pixels())
         }
     }
 }

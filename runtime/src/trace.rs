@@ -66,9 +66,9 @@ impl Trace {
         })
     }
 
-    /// The same schedule replayed as CUDA graphs: every launch's variant
-    /// ends in `graph replay` and its host time is zero (one graph launch
-    /// started it with the others).
+    /// The same schedule replayed: every launch's variant ends in
+    /// `graph replay` and its host time is zero (the replay enqueued the
+    /// prepared launch without the host work of a plain one).
     pub(crate) fn replayed(&self) -> Trace {
         let events = self
             .events

@@ -22,7 +22,7 @@
 //!   `max |R_0 - G_0|`);
 //! - `vcycle`: one V(2,2) weighted-Jacobi cycle, 2048x2048 f32, 6 levels,
 //!   Dirichlet 0, residual and restriction fused (`bytes`: what its kernels
-//!   must move at least); on CUDA also the cycle replayed as CUDA graphs
+//!   must move at least); on a GPU backend also the cycle replayed
 //!   (`graph_median_ms`, `graph_min_ms`), timed after the plain launches;
 //! - `hdr`: Fattal tone mapping (default parameters, gamma 2.2 encoding)
 //!   of each `--input`, by default every `.hdr`/`.pic`/`.exr`/`.pfm` file in
@@ -39,7 +39,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 use hipacc::multigrid::{manufactured, Bc, CycleKind, CycleOptions, Poisson, Smoother};
-use hipacc::{BackendKind, Device};
+use hipacc::Device;
 use hipacc_benches::stream::{Triad, TRIAD_DEFAULT_LEN};
 use hipacc_benches::vcycle::{self, trace_bytes, VcycleRun};
 use hipacc_benches::workload::{self, pattern, Gauss5Run, JacobiRun};
@@ -259,8 +259,8 @@ impl Bench {
         let mut extra = Self::bandwidth(&samples, bytes);
         extra["levels"] = vcycle::LEVELS.into();
         extra["fused"] = true.into();
-        if self.dev.kind() == BackendKind::Cuda {
-            // The same cycle replayed as CUDA graphs, measured after it.
+        if self.dev.is_gpu() {
+            // The same cycle recorded once and replayed, measured after it.
             let g = VcycleRun::new(self.dev.clone(), true)?.with_graph(true);
             let graph = self.time(|| {
                 black_box(g.cycle()?);

@@ -9,7 +9,6 @@
 //! capability tables; AMD GCN and Intel Xe OpenCL optimisation guides; PoCL).
 
 mod device;
-pub mod occupancy;
 mod target;
 mod targets;
 mod vendor;

@@ -68,7 +68,7 @@ struct Args {
     /// Residual and restriction in one kernel.
     #[arg(long)]
     fused: bool,
-    /// On CUDA: replay recorded cycles as CUDA graphs.
+    /// On a GPU backend: record the first cycle from each state, replay later ones.
     #[arg(long)]
     graph: bool,
     /// f32 or f64.

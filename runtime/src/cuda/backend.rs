@@ -12,7 +12,7 @@ use crate::gpu::backend::{Arg, Backend, Enqueue, Facts};
 use crate::{BackendKind, Error, Result};
 use cudarc::driver::{result, sys, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
-use hipacc_codegen::arch::occupancy::ResourceUsage;
+use hipacc_codegen::config::occupancy::ResourceUsage;
 use hipacc_codegen::{KernelInfo, Language, Program};
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, PoisonError};

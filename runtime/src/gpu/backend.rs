@@ -10,7 +10,7 @@
 use super::args::Scalar;
 use super::limits::Limits;
 use crate::{BackendKind, Result};
-use hipacc_codegen::arch::occupancy::ResourceUsage;
+use hipacc_codegen::config::occupancy::ResourceUsage;
 use hipacc_codegen::{Config, KernelInfo, Language, Launch, Program, Target};
 use hipacc_core::ir::Type;
 use std::sync::Arc;

@@ -23,7 +23,7 @@ use super::device::GpuDevice;
 use super::program::{self, generic_companion, Compiled};
 use super::residency::{make_resident, mark_written, Use};
 use crate::Result;
-use hipacc_codegen::arch::occupancy::refine_block;
+use hipacc_codegen::config::occupancy::refine_block;
 use hipacc_codegen::{Config, ConfigOverride, Launch};
 use hipacc_core::image::DynImage;
 use hipacc_core::kernel::Bindings;

@@ -36,7 +36,7 @@ struct Ctx<'a, T: Real> {
     dev: &'a Device,
     opts: &'a CycleOptions,
     modes: RefCell<Vec<Mode>>,
-    /// Set while the cycle is recorded for replay as CUDA graphs.
+    /// Set while the cycle is recorded for replay.
     rec: Option<&'a Recorder>,
 }
 
