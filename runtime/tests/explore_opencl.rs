@@ -161,9 +161,9 @@ fn explore_in_child_process() {
     .unwrap();
     assert_eq!(got, output.to_vec().unwrap());
 
-    // Another size class has no entry: the heuristics decide. No block of
-    // a 100x24 launch is interior for PoCL's blocks, so the launch runs
-    // the heuristic config with the generic boundary scheme.
+    // Another size class has no entry: the heuristics decide. A 100x24
+    // launch is small, so it runs the heuristic config's small companion:
+    // the generic boundary scheme, one pixel per thread.
     let big = Image::<f32>::new(100, 24).unwrap();
     let big_space = IterationSpace::full(&big);
     k.execute(&device, &big_space).unwrap();
@@ -172,6 +172,7 @@ fn explore_in_child_process() {
         device.last_launch_config(),
         Some(Config {
             boundary: hipacc_codegen::BoundaryScheme::Generic,
+            pixels_per_thread: hipacc_codegen::PixelsPerThread::One,
             ..heuristic
         })
     );

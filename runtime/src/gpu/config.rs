@@ -74,12 +74,25 @@ pub(crate) fn block_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
     Ok(api.is_some_and(|o| o.block.is_some()) || env.is_some_and(|o| o.block.is_some()))
 }
 
-/// True when the boundary scheme is fixed by `HIPACC_CONFIG` or `api`, so
-/// the launch path may not trade region specialisation for the generic
-/// variant on spaces too small for it (see [`super::program`]).
-pub(crate) fn boundary_fixed(api: Option<&ConfigOverride>) -> Result<bool> {
+/// Which axes of the small companion (see [`super::program`]) the user
+/// fixed through `HIPACC_CONFIG` or `api`: the launch path may not trade a
+/// fixed axis for the companion's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fixed {
+    /// The boundary scheme is fixed.
+    pub(crate) boundary: bool,
+    /// The pixels per thread are fixed.
+    pub(crate) pixels_per_thread: bool,
+}
+
+/// The axes of the small companion fixed by `HIPACC_CONFIG` or `api`.
+pub(crate) fn fixed_axes(api: Option<&ConfigOverride>) -> Result<Fixed> {
     let env = ConfigOverride::from_env().map_err(Error::from)?;
-    Ok(api.is_some_and(|o| o.boundary.is_some()) || env.is_some_and(|o| o.boundary.is_some()))
+    let any = |f: fn(&ConfigOverride) -> bool| api.is_some_and(f) || env.as_ref().is_some_and(f);
+    Ok(Fixed {
+        boundary: any(|o| o.boundary.is_some()),
+        pixels_per_thread: any(|o| o.pixels_per_thread.is_some()),
+    })
 }
 
 /// `base` with every axis that `top` fixes replaced.

@@ -18,7 +18,7 @@
 
 use super::args::{accessor_regions, check_aliasing, mask_bytes, resolve_args, ArgValue};
 use super::backend::{Arg, Backend, Enqueue};
-use super::config::{block_fixed, boundary_fixed, choose_launch_config};
+use super::config::{block_fixed, choose_launch_config, fixed_axes};
 use super::device::GpuDevice;
 use super::program::{self, generic_companion, Compiled};
 use super::residency::{make_resident, mark_written, Use};
@@ -93,11 +93,18 @@ pub(crate) fn execute<B: Backend>(
     let mut launch = k.info.launch(l.rect, &regions)?;
     let mut k = k;
     // A remembered config was measured as it is; one the heuristics chose
-    // trades its regions for the generic companion where none can pay.
-    if !has_interior(&launch) && !tuned && !boundary_fixed(overrides)? {
-        if let Some(generic) = generic_companion(&k.info.config) {
-            k = program::kernel(dev, &l.ir, &generic)?;
-            launch = k.info.launch(l.rect, &regions)?;
+    // trades its regions and rows per thread for the small companion where
+    // they cannot pay, unless the user fixed one of them. A small launch
+    // with interior blocks keeps a fixed rows-per-thread's regions.
+    let fixed = fixed_axes(overrides)?;
+    let small = (l.rect.width as u64) * (l.rect.height as u64) < SMALL_LAUNCH_PIXELS;
+    let wanted = !has_interior(&launch) || (small && !fixed.pixels_per_thread);
+    if wanted && !tuned && !fixed.boundary {
+        if let Some(c) = generic_companion(&k.info.config) {
+            if !fixed.pixels_per_thread || c.pixels_per_thread == k.info.config.pixels_per_thread {
+                k = program::kernel(dev, &l.ir, &c)?;
+                launch = k.info.launch(l.rect, &regions)?;
+            }
         }
     }
     let prepared = prepare(dev, k, launch, &l.bindings, &l.output, l.rect)?;
@@ -105,6 +112,12 @@ pub(crate) fn execute<B: Backend>(
     dev.recordings.keep(prepared);
     Ok(())
 }
+
+/// Launches of fewer pixels run the small companion (see
+/// [`super::program`]): at 256x256 and below a launch takes microseconds
+/// on any device, while a region-specialised, row-unrolled body can take
+/// the driver tens of seconds to compile.
+const SMALL_LAUNCH_PIXELS: u64 = 1 << 16;
 
 /// True when some block of `launch` needs no boundary check.
 fn has_interior(launch: &Launch) -> bool {
