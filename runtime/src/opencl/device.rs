@@ -112,6 +112,8 @@ impl ClDevice {
         let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
         // `-w`: warnings of generated code mean nothing to the user, and a
         // driver may print them; a failed build's log still has its errors.
+        // `tests/opencl_warnings.rs` builds every variant family with
+        // `-Werror` instead, so the generated code stays warning-free.
         let build_options = if rounded != 0 {
             "-w -cl-fp32-correctly-rounded-divide-sqrt".to_string()
         } else {
