@@ -599,7 +599,7 @@ pub struct DomainView {
 
 impl DomainView {
     /// The view of `domain`.
-    pub fn new(domain: &Domain) -> Self {
+    pub fn new<const W: usize, const H: usize>(domain: &Domain<W, H>) -> Self {
         DomainView {
             width: domain.width(),
             height: domain.height(),

@@ -7,22 +7,53 @@ use crate::{Error, Mask, Pixel, Result};
 /// from the centre. `reduce` and `iterate` visit the enabled positions in
 /// row-major order.
 ///
+/// The size is a run-time value (`Domain`, from [`Domain::new`]) or part of
+/// the type (`Domain<5, 5>`, from [`Domain::fixed`]). A kernel field whose
+/// domain size is in its type has that size checked when the kernel is
+/// compiled: an even size is a compile error at the field, as for masks.
+///
 /// ```
 /// use hipacc_core::Domain;
 /// let mut d = Domain::new(3, 3)?;
 /// d.set(0, 0, false)?;                      // a ring: all but the centre
 /// assert_eq!(d.positions().len(), 8);
+///
+/// let cross: Domain<3, 3> = Domain::from_flags([
+///     [false, true, false],
+///     [true, true, true],
+///     [false, true, false],
+/// ])?;
+/// assert_eq!(cross.positions().len(), 5);
 /// # Ok::<(), hipacc_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Domain {
+pub struct Domain<const W: usize = 0, const H: usize = 0> {
     width: usize,
     height: usize,
     enabled: Vec<bool>,
 }
 
+impl<const W: usize, const H: usize> Domain<W, H> {
+    /// A domain whose size is part of its type (`W x H`, both odd), with
+    /// every position enabled.
+    pub fn fixed() -> Result<Domain<W, H>> {
+        Self::from_flags([[true; W]; H])
+    }
+    /// A domain whose size is part of its type, from rows of flags (`true`
+    /// where the position is visited).
+    pub fn from_flags(rows: [[bool; W]; H]) -> Result<Domain<W, H>> {
+        check_odd("domain", W, H)?;
+        Ok(Domain {
+            width: W,
+            height: H,
+            enabled: rows.iter().flatten().copied().collect(),
+        })
+    }
+}
+
 impl Domain {
-    /// A `width x height` domain with every position enabled.
+    /// A `width x height` domain with every position enabled; its size is a
+    /// run-time value.
     pub fn new(width: usize, height: usize) -> Result<Domain> {
         check_odd("domain", width, height)?;
         Ok(Domain {
@@ -43,6 +74,9 @@ impl Domain {
                 .collect(),
         }
     }
+}
+
+impl<const W: usize, const H: usize> Domain<W, H> {
     /// Width (odd).
     pub fn width(&self) -> usize {
         self.width

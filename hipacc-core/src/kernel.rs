@@ -213,7 +213,7 @@ impl<T: Pixel, const W: usize, const H: usize> KernelField for Mask<T, W, H> {
     }
 }
 
-impl KernelField for Domain {
+impl<const W: usize, const H: usize> KernelField for Domain<W, H> {
     type CpuView<'a> = DomainView;
     const RUNTIME_WINDOW: bool = true;
     fn bind(&self, name: &'static str, out: &mut Bindings) {

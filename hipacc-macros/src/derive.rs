@@ -16,7 +16,7 @@
 use crate::diag::Diag;
 use crate::paths::{parse_crate_value, Paths};
 use crate::types::{self, FieldKind, PIXELS_TEXT, SCALARS_TEXT};
-use crate::window_size::check_mask_size;
+use crate::window_size::check_window_size;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, Ident, Type};
@@ -47,7 +47,7 @@ pub(crate) fn derive_kernel_impl(input: TokenStream) -> syn::Result<TokenStream>
     let (mut size_diag, mut size_checks) = (Diag::new(), TokenStream::new());
     for f in &fields {
         check_field(f, &mut diag);
-        size_checks.extend(check_mask_size(f.name, f.ty, &mut size_diag));
+        size_checks.extend(check_window_size(f.name, f.ty, &mut size_diag));
     }
     let size_errors = size_diag.finish().err();
     if let Err(mut e) = diag.finish() {

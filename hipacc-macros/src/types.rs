@@ -20,7 +20,7 @@ pub(crate) enum FieldKind<'a> {
     Accessor(&'a Type),
     /// `Mask<T>` or `Mask<T, W, H>` with its coefficient type.
     Mask(&'a Type),
-    /// `Domain`.
+    /// `Domain` or `Domain<W, H>`.
     Domain,
     /// A scalar parameter.
     Scalar,
@@ -47,7 +47,9 @@ pub(crate) fn field_kind(ty: &Type) -> FieldKind<'_> {
         ("Accessor", Some(t)) => FieldKind::Accessor(t),
         ("Accessor", None) => FieldKind::MissingArgument("Accessor"),
         ("Mask", None) => FieldKind::MissingArgument("Mask"),
-        ("Domain", _) if args.is_empty() => FieldKind::Domain,
+        ("Domain", _) if args.is_empty() || domain_size_arguments(args).is_some() => {
+            FieldKind::Domain
+        }
         _ => FieldKind::Unknown,
     }
 }
@@ -134,15 +136,30 @@ fn mask_type_argument(args: &PathArguments) -> Option<&Type> {
     }
 }
 
-/// The `W, H` arguments of `Mask<T, W, H>`, if `ty` is a mask with its size
-/// in the type.
-pub(crate) fn mask_size(ty: &Type) -> Option<[&GenericArgument; 2]> {
+/// The `W, H` arguments of `Domain<W, H>`.
+fn domain_size_arguments(args: &PathArguments) -> Option<[&GenericArgument; 2]> {
+    let PathArguments::AngleBracketed(a) = args else {
+        return None;
+    };
+    match a.args.iter().collect::<Vec<_>>().as_slice() {
+        [w, h] if is_const_argument(w) && is_const_argument(h) => Some([*w, *h]),
+        _ => None,
+    }
+}
+
+/// The window a field's type names (`"mask"` or `"domain"`) and its `W, H`
+/// arguments, if the field is a `Mask<T, W, H>` or `Domain<W, H>` with its
+/// size in the type.
+pub(crate) fn window_size(ty: &Type) -> Option<(&'static str, [&GenericArgument; 2])> {
     let (name, args) = last_segment(ty)?;
+    if name == "Domain" {
+        return domain_size_arguments(args).map(|size| ("domain", size));
+    }
     let PathArguments::AngleBracketed(a) = args else {
         return None;
     };
     match (name.as_str(), a.args.iter().collect::<Vec<_>>().as_slice()) {
-        ("Mask", [_, w, h]) => Some([*w, *h]),
+        ("Mask", [_, w, h]) => Some(("mask", [*w, *h])),
         _ => None,
     }
 }
