@@ -17,6 +17,7 @@ mod device;
 mod error;
 mod execute;
 pub mod explore;
+mod folded;
 mod gpu;
 pub mod multigrid;
 mod opencl;

@@ -12,14 +12,30 @@
 //! of an intermediate outside its extent, which follow the reading
 //! accessor's boundary condition at any distance.
 //!
-//! The intermediates are the pipeline's business: on the CPU their images
-//! are not written (only the last stage's output is), so give each its own
-//! image and read only the last output afterwards. Other devices run the
-//! stages one by one, and do write them.
+//! A CPU-type OpenCL device (PoCL) runs pipelines as the native CPU does,
+//! unless [`PIPELINE_ENV`] asks for device launches.
+//!
+//! On GPU devices a stage that only one later stage reads, at its own
+//! pixel, over the same space, is folded into that stage: one launch, and
+//! the intermediate never goes through memory. Other stages run one by one.
+//!
+//! The intermediates are the pipeline's business: their images may or may
+//! not be written (on the CPU only the last stage's output is; on a GPU a
+//! folded stage's is not), so give each its own image and read only the
+//! last output afterwards.
 
 use crate::cpu::fused::{self, KernelStage, Stage};
 use crate::{Device, Result};
 use hipacc_core::{IterationSpace, Kernel};
+
+/// The environment variable that makes pipelines on OpenCL CPU devices
+/// (PoCL) run as device launches, folded where they can be, instead of the
+/// native CPU's strips: `HIPACC_PIPELINE=launches`.
+pub const PIPELINE_ENV: &str = "HIPACC_PIPELINE";
+
+fn launches_requested() -> bool {
+    std::env::var(PIPELINE_ENV).is_ok_and(|v| v == "launches")
+}
 
 /// Kernels run as one program, each stage reading images that earlier
 /// stages write. Stages are listed producers first; the last one writes
@@ -116,9 +132,10 @@ impl<'a> Pipeline<'a> {
             return Ok(());
         }
         let stages: Vec<&dyn Stage> = self.stages.iter().map(|s| s.as_ref()).collect();
-        if device.is_gpu() {
+        if device.is_gpu() || (device.gpu().is_some() && launches_requested()) {
             fused::check_order(&stages)?;
-            stages.iter().try_for_each(|s| s.execute(device))
+            let launches = stages.iter().map(|s| s.launch()).collect::<Result<_>>()?;
+            crate::folded::run(launches, device)
         } else {
             fused::run(&stages, device, device.serial_pixels())
         }

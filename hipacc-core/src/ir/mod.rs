@@ -9,6 +9,7 @@
 
 pub mod eval;
 mod expr;
+mod fold;
 pub mod footprint;
 mod kernel;
 mod lower;
@@ -18,6 +19,7 @@ mod types;
 
 pub use eval::{evaluate, evaluate_kernel};
 pub use expr::{BinaryOp, Expr, ExprKind, Intrinsic, ReduceOp, UnaryOp, Window};
+pub use fold::fold;
 pub use footprint::{footprints, Footprint};
 pub use kernel::{AccessorSlot, DomainSlot, Kernel, MaskSlot, ParamSlot};
 pub use lower::lower;

@@ -39,6 +39,9 @@ pub(crate) trait Stage: Sync {
     fn name(&self) -> &'static str;
     /// Runs the stage whole on `device`, as [`Execute::execute`] does.
     fn execute(&self, device: &Device) -> Result<()>;
+    /// The stage as one launch (IR, bindings, output and space), for the
+    /// pipelines of GPU devices.
+    fn launch(&self) -> Result<crate::folded::StageLaunch>;
     /// What the schedule needs to know of the stage, on a CPU device that
     /// runs launches of fewer than `serial_pixels` on one thread.
     fn info(&self, serial_pixels: usize) -> Result<StageInfo>;
@@ -132,6 +135,16 @@ impl<K: Kernel> Stage for KernelStage<'_, K> {
 
     fn execute(&self, device: &Device) -> Result<()> {
         self.kernel.execute(device, self.space)
+    }
+
+    fn launch(&self) -> Result<crate::folded::StageLaunch> {
+        Ok(crate::folded::StageLaunch {
+            name: K::NAME.to_string(),
+            ir: self.kernel.ir()?,
+            bindings: self.kernel.bindings(),
+            output: self.space.image().to_dyn(),
+            rect: self.space.rect(),
+        })
     }
 
     fn info(&self, serial_pixels: usize) -> Result<StageInfo> {
