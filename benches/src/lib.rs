@@ -18,5 +18,6 @@ pub mod baseline;
 pub mod local;
 pub mod pipelines;
 pub mod stream;
+pub mod suite;
 pub mod vcycle;
 pub mod workload;

@@ -1,0 +1,134 @@
+//! `suite-ratios`: the workloads of [`hipacc_benches::suite`] on 2048x2048
+//! inputs on the native CPU, timed round-robin (one run of each workload
+//! per round); prints each workload's median.
+//!
+//! ```text
+//! cargo run --release -p hipacc-benches --bin suite-ratios [-- --rounds N] [--dump DIR] [--json]
+//! ```
+//!
+//! `--dump DIR` writes the inputs and every output as raw little-endian
+//! arrays (`input.f32`, `input.u8`, `ix.f32`, `iy.f32`, `it.f32`, `u.f32`,
+//! `v.f32`, `<workload>.f32`, `hornschunck_v.f32`, `histogram.u64`) for the
+//! peers to compare with; `--json` prints one line per workload instead of
+//! the table.
+
+use anyhow::{bail, Context, Result};
+use hipacc::core::Pixel;
+use hipacc::{Device, Image};
+use hipacc_benches::suite::{Suite, WORKLOADS};
+use hipacc_benches::workload::SIZE;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Fewest rounds accepted.
+const MIN_ROUNDS: usize = 5;
+
+struct Args {
+    rounds: usize,
+    dump: Option<PathBuf>,
+    json: bool,
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("suite-ratios: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn args() -> Result<Args> {
+    let mut a = Args {
+        rounds: 15,
+        dump: None,
+        json: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "--rounds" => {
+                let n = it.next().context("--rounds needs a value")?;
+                a.rounds = n.parse().with_context(|| format!("--rounds {n}"))?;
+                if a.rounds < MIN_ROUNDS {
+                    bail!("--rounds {n}: at least {MIN_ROUNDS} rounds are needed for a median");
+                }
+            }
+            "--dump" => a.dump = Some(it.next().context("--dump needs a directory")?.into()),
+            "--json" => a.json = true,
+            _ => bail!("usage: suite-ratios [--rounds N] [--dump DIR] [--json]"),
+        }
+    }
+    Ok(a)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn write<T: Pixel>(dir: &Path, name: &str, img: &Image<T>, bytes: fn(T) -> Vec<u8>) -> Result<()> {
+    let data: Vec<u8> = img.to_vec()?.into_iter().flat_map(bytes).collect();
+    let path = dir.join(name);
+    std::fs::write(&path, data).with_context(|| path.display().to_string())
+}
+
+fn f32_bytes(v: f32) -> Vec<u8> {
+    v.to_le_bytes().to_vec()
+}
+
+fn run() -> Result<()> {
+    let a = args()?;
+    let dev = Device::cpu();
+    let s = Suite::new(SIZE, SIZE)?;
+    if let Some(dir) = &a.dump {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        write(dir, "input.f32", &s.input, f32_bytes)?;
+        write(dir, "input.u8", &s.bytes, |v| vec![v])?;
+        for (name, img) in s.flow_inputs() {
+            write(dir, &format!("{name}.f32"), img, f32_bytes)?;
+        }
+        for w in &WORKLOADS {
+            s.run(w.name, &dev)?;
+            write(dir, &format!("{}.f32", w.name), s.output(w.name), f32_bytes)?;
+        }
+        write(dir, "hornschunck_v.f32", &s.flow.1, f32_bytes)?;
+        let h: Vec<u8> = s
+            .histogram(&dev)?
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .collect();
+        std::fs::write(dir.join("histogram.u64"), h)?;
+    }
+    let names: Vec<&str> = WORKLOADS
+        .iter()
+        .map(|w| w.name)
+        .chain(["histogram"])
+        .collect();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    // One untimed round first: thread pools wake, pages are touched.
+    for round in 0..=a.rounds {
+        for (i, name) in names.iter().enumerate() {
+            let t = Instant::now();
+            if *name == "histogram" {
+                std::hint::black_box(s.histogram(&dev)?);
+            } else {
+                s.run(name, &dev)?;
+            }
+            if round > 0 {
+                times[i].push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    if !a.json {
+        println!("| workload | ms |");
+        println!("|---|---:|");
+    }
+    for (name, t) in names.iter().zip(times) {
+        let ms = median(t);
+        if a.json {
+            println!("{{\"workload\":\"{name}\",\"size\":{SIZE},\"ms\":{ms:.4}}}");
+        } else {
+            println!("| {name} | {ms:.2} |");
+        }
+    }
+    Ok(())
+}
