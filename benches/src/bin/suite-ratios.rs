@@ -3,7 +3,7 @@
 //! per round); prints each workload's median.
 //!
 //! ```text
-//! cargo run --release -p hipacc-benches --bin suite-ratios [-- --rounds N] [--dump DIR] [--json]
+//! cargo run --release -p hipacc-benches --bin suite-ratios [-- --rounds N] [--dump DIR] [--json] [--only NAME]
 //! ```
 //!
 //! `--dump DIR` writes the inputs and every output as raw little-endian
@@ -27,6 +27,7 @@ struct Args {
     rounds: usize,
     dump: Option<PathBuf>,
     json: bool,
+    only: Option<String>,
 }
 
 fn main() {
@@ -41,6 +42,7 @@ fn args() -> Result<Args> {
         rounds: 15,
         dump: None,
         json: false,
+        only: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -54,7 +56,8 @@ fn args() -> Result<Args> {
             }
             "--dump" => a.dump = Some(it.next().context("--dump needs a directory")?.into()),
             "--json" => a.json = true,
-            _ => bail!("usage: suite-ratios [--rounds N] [--dump DIR] [--json]"),
+            "--only" => a.only = Some(it.next().context("--only needs a workload")?),
+            _ => bail!("usage: suite-ratios [--rounds N] [--dump DIR] [--json] [--only NAME]"),
         }
     }
     Ok(a)
@@ -102,7 +105,11 @@ fn run() -> Result<()> {
         .iter()
         .map(|w| w.name)
         .chain(["histogram"])
+        .filter(|n| a.only.as_deref().is_none_or(|o| o == *n))
         .collect();
+    if names.is_empty() {
+        bail!("--only: no such workload");
+    }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     // One untimed round first: thread pools wake, pages are touched.
     for round in 0..=a.rounds {
