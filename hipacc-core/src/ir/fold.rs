@@ -21,7 +21,7 @@
 //! the fold as a local of the intermediate's type, so no arithmetic is
 //! merged across it (a code generator sees two statements).
 
-use super::{Block, Expr, ExprKind, Kernel, Literal, Stmt, VarId, VarInfo, Window};
+use super::{Block, DomainSlot, Expr, ExprKind, Kernel, Literal, Stmt, VarId, VarInfo, Window};
 use crate::{Bindings, Interpolation};
 
 /// The consumer with the producer folded into its reads of accessor slot
@@ -57,35 +57,28 @@ pub fn fold(
     let rename = |name: &str, taken: &[String]| names.unused(&producer.name, name, taken);
     let mut bindings = consumer_bindings.clone();
     bindings.accessors.remove(acc);
-    for (s, b) in producer.accessors.iter().zip(&producer_bindings.accessors) {
-        let mut s = s.clone();
-        s.name = rename(&s.name, &names.accessors);
-        let mut b = b.clone();
-        b.slot = s.clone();
-        kernel.accessors.push(s);
-        bindings.accessors.push(b);
+    // Each producer slot, renamed where needed, after the consumer's; its
+    // binding follows it.
+    macro_rules! append {
+        ($slots:ident, $namespace:ident) => {
+            for b in &producer_bindings.$slots {
+                let mut b = b.clone();
+                b.slot.name = rename(&b.slot.name, &names.$namespace);
+                kernel.$slots.push(b.slot.clone());
+                bindings.$slots.push(b);
+            }
+        };
     }
-    for (s, b) in producer.masks.iter().zip(&producer_bindings.masks) {
-        let mut s = s.clone();
-        s.name = rename(&s.name, &names.windows);
-        let mut b = b.clone();
-        b.slot = s.clone();
-        kernel.masks.push(s);
-        bindings.masks.push(b);
-    }
+    append!(accessors, accessors);
+    append!(masks, windows);
+    append!(params, params);
     for s in &producer.domains {
-        let mut s = s.clone();
-        s.name = rename(&s.name, &names.windows);
+        let s = DomainSlot {
+            name: rename(&s.name, &names.windows),
+            ..s.clone()
+        };
         kernel.domains.push(s.clone());
         bindings.domains.push(s);
-    }
-    for (s, b) in producer.params.iter().zip(&producer_bindings.params) {
-        let mut s = s.clone();
-        s.name = rename(&s.name, &names.params);
-        let mut b = b.clone();
-        b.slot = s.clone();
-        kernel.params.push(s);
-        bindings.params.push(b);
     }
     kernel.vars.extend(producer.vars.iter().cloned());
     let local = VarId(kernel.vars.len() as u32);
