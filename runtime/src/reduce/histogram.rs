@@ -2,6 +2,7 @@
 
 use super::{with_rows, Grouping};
 use crate::{Device, Error, Result};
+use hipacc_codegen::emit::GlobalOp;
 use hipacc_core::{Image, Pixel, Rect};
 
 /// The most bins accepted (a larger count is almost surely a mistake).
@@ -20,7 +21,7 @@ pub const MAX_BINS: usize = 1 << 24;
 /// # Ok::<(), hipacc::Error>(())
 /// ```
 pub fn histogram<T: Pixel + Into<f64>>(
-    _device: &Device,
+    device: &Device,
     image: &Image<T>,
     region: Option<Rect>,
     bins: usize,
@@ -38,6 +39,13 @@ pub fn histogram<T: Pixel + Into<f64>>(
         )));
     }
     let scale = bins as f64 / (hi - lo);
+    let wanted = Some((bins, lo, hi, scale));
+    if let Some(bytes) = super::on_device(device, image, region, GlobalOp::Histogram, wanted)? {
+        return Ok(bytes
+            .chunks_exact(4)
+            .map(|b| u64::from(u32::from_ne_bytes(b.try_into().unwrap_or_default())))
+            .collect());
+    }
     // Counts are integers: any grouping gives the same histogram.
     with_rows(
         image,
