@@ -256,12 +256,21 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
     let _ = writeln!(s, "    const int first = {gid} * {b} + lid;");
     let _ = writeln!(s, "    const int n = w * h;");
     let visit = |s: &mut String, body: &str| {
+        // One division per thread: the column and row advance by `threads`.
+        let _ = writeln!(
+            s,
+            "    const int dx = threads % w, dy = threads / w;\n    int x = first % w, y = first / w;"
+        );
         let _ = writeln!(s, "    for (int i = first; i < n; i += threads) {{");
         let _ = writeln!(
             s,
-            "        const int e = ((y0 + i / w) * stride + x0 + i % w) * {lanes};"
+            "        const int e = ((y0 + y) * stride + x0 + x) * {lanes};"
         );
         s.push_str(body);
+        let _ = writeln!(
+            s,
+            "        x += dx;\n        y += dy;\n        if (x >= w) {{\n            x -= w;\n            y += 1;\n        }}"
+        );
         let _ = writeln!(s, "    }}");
     };
     let shared_bytes;
