@@ -152,6 +152,8 @@ fn u8_reductions_and_histograms_on_the_device_equal_the_host() {
         let max = reduce::max(&dev, &img, None).unwrap();
         let h256 = reduce::histogram(&dev, &img, None, 256, 0.0, 256.0).unwrap();
         let h10 = reduce::histogram(&dev, &img, None, 10, 20.0, 200.0).unwrap();
+        let window =
+            reduce::histogram_window(&dev, &img, None, 4096, 0.0, 256.0, 1000..1700).unwrap();
         still_on_device(&img, "u8 reductions");
         let v: Vec<f64> = data.iter().map(|&p| f64::from(p)).collect();
         assert_eq!(
@@ -163,6 +165,11 @@ fn u8_reductions_and_histograms_on_the_device_equal_the_host() {
         assert_eq!(max, *data.iter().max().unwrap(), "{w}x{h}");
         assert_eq!(h256, host_histogram(&v, 256, 0.0, 256.0), "{w}x{h}");
         assert_eq!(h10, host_histogram(&v, 10, 20.0, 200.0), "{w}x{h}");
+        assert_eq!(
+            window,
+            host_histogram(&v, 4096, 0.0, 256.0)[1000..1700],
+            "{w}x{h}: a window of a histogram too large for one launch"
+        );
         // The same on the CPU device (the host path).
         let host = Image::from_vec(w, h, data).unwrap();
         let cpu = Device::cpu();

@@ -19,15 +19,17 @@
 //!   with local atomics, then adds its non-zero bins to the global counts
 //!   with global atomics. Pixel `v` (as `double`) goes to bin
 //!   `min((int)((v - lo) * scale), bins - 1)` when `lo <= v < hi`, the
-//!   host's formula with the same operations.
+//!   host's formula with the same operations; a launch counts the window
+//!   `first .. first + count` of those bins (at most [`LOCAL_BINS`]).
 //!
 //! Parameters of every kernel, in order: the input buffer
 //! ([`ArgKind::AccessorBuffer`]`(0)`), its stride, the region's origin and
 //! size (accessor 0's), the total thread count ([`ArgKind::Param`]`(0)`);
 //! histograms then take `lo`, `hi`, `scale` (`double`, parameters 1 to 3) and
-//! the bin count (`int`, parameter 4); last the output
+//! the bin count, the window's first bin and its length (`int`, parameters
+//! 4 to 6); last the output
 //! ([`ArgKind::OutputBuffer`]): the partials (`double` for sums, the lane
-//! type for min/max) or the `uint` counts, zeroed by the caller.
+//! type for min/max) or the window's `uint` counts, zeroed by the caller.
 
 use super::c_types::scalar_c;
 use super::dialect::Dialect;
@@ -228,12 +230,14 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
                 Some(ScalarType::F64),
             ));
         }
-        args.push(arg(
-            "bins",
-            ArgKind::Param(4),
-            "int".into(),
-            Some(ScalarType::I32),
-        ));
+        for (i, n) in ["bins", "first_bin", "count"].iter().enumerate() {
+            args.push(arg(
+                n,
+                ArgKind::Param(i + 4),
+                "int".into(),
+                Some(ScalarType::I32),
+            ));
+        }
     }
     args.push(arg(
         "out",
@@ -342,15 +346,15 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             let _ = writeln!(s, "    {}", d.local_array("uint", "counts", LOCAL_BINS));
             let _ = writeln!(
                 s,
-                "    for (int k = lid; k < bins; k += {b}) counts[k] = 0u;\n    {bar}"
+                "    for (int k = lid; k < count; k += {b}) counts[k] = 0u;\n    {bar}"
             );
             let body = format!(
-                "        const double v = (double){};\n        if (v >= lo && v < hi) {{\n            int k = (int)((v - lo) * scale);\n            if (k > bins - 1) k = bins - 1;\n            {local_add}\n        }}\n",
+                "        const double v = (double){};\n        if (v >= lo && v < hi) {{\n            int k = (int)((v - lo) * scale);\n            if (k > bins - 1) k = bins - 1;\n            k -= first_bin;\n            if (k >= 0 && k < count) {{ {local_add} }}\n        }}\n",
                 d.load("in", "e", true)
             );
             visit(&mut s, &body);
             let _ = writeln!(s, "    {bar}");
-            let _ = writeln!(s, "    for (int k = lid; k < bins; k += {b}) {{");
+            let _ = writeln!(s, "    for (int k = lid; k < count; k += {b}) {{");
             let _ = writeln!(s, "        const uint c = counts[k];");
             let _ = writeln!(s, "        if (c != 0u) {{ {global_add} }}");
             let _ = writeln!(s, "    }}");

@@ -33,8 +33,21 @@ pub(crate) struct GlobalRequest {
     pub(crate) pixel: Type,
     /// The region (checked against the image by the caller).
     pub(crate) rect: Rect,
-    /// For histograms: bins, `lo`, `hi` and `bins / (hi - lo)`.
-    pub(crate) bins: Option<(usize, f64, f64, f64)>,
+    /// For histograms: which bins.
+    pub(crate) bins: Option<Bins>,
+}
+
+/// The bins of a histogram launch: `bins` equal bins over `[lo, hi)`
+/// (`scale = bins / (hi - lo)`), of which the window `first .. first +
+/// count` is counted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bins {
+    pub(crate) bins: usize,
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) scale: f64,
+    pub(crate) first: usize,
+    pub(crate) count: usize,
 }
 
 /// Runs `req` on `image` when the image's current copy lives on `dev` and
@@ -48,7 +61,8 @@ pub(crate) fn run<B: Backend>(
     let r = req.rect;
     let elements = image.width() * image.height() * usize::from(req.pixel.lanes);
     let too_big = elements > i32::MAX as usize;
-    let bins_fit = !matches!(req.bins, Some((b, ..)) if b > LOCAL_BINS as usize);
+    let bins_fit =
+        !matches!(req.bins, Some(b) if b.count > LOCAL_BINS as usize || b.bins > i32::MAX as usize);
     if too_big || !bins_fit || !GlobalOp::for_pixel(req.pixel).contains(&req.op) {
         return Ok(None);
     }
@@ -65,7 +79,7 @@ pub(crate) fn run<B: Backend>(
     let out_bytes = match req.op {
         GlobalOp::Sum => blocks * lanes * 8,
         GlobalOp::Min | GlobalOp::Max => blocks * lanes * req.pixel.scalar.size(),
-        GlobalOp::Histogram => req.bins.map_or(0, |(b, ..)| b) * 4,
+        GlobalOp::Histogram => req.bins.map_or(0, |b| b.count) * 4,
     };
     let out = Arc::new(dev.backend.allocate(out_bytes)?);
     let int = |v: usize| Arg::Scalar(Scalar::I32(v as i32));
@@ -78,10 +92,10 @@ pub(crate) fn run<B: Backend>(
         int(r.height),
         int(threads),
     ];
-    if let Some((bins, lo, hi, scale)) = req.bins {
+    if let Some(b) = req.bins {
         dev.backend.upload(&out, &vec![0u8; out_bytes])?;
-        args.extend([lo, hi, scale].map(|v| Arg::Scalar(Scalar::F64(v))));
-        args.push(int(bins));
+        args.extend([b.lo, b.hi, b.scale].map(|v| Arg::Scalar(Scalar::F64(v))));
+        args.extend([b.bins, b.first, b.count].map(int));
     }
     args.push(Arg::Buffer(Arc::clone(&out)));
     let launch = Launch {

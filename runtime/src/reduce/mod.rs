@@ -31,9 +31,9 @@
 
 mod histogram;
 
-pub use histogram::{histogram, MAX_BINS};
+pub use histogram::{histogram, histogram_window, MAX_BINS};
 
-use crate::gpu::global::GlobalRequest;
+use crate::gpu::global::{Bins, GlobalRequest};
 use crate::{Device, Result};
 use hipacc_codegen::emit::GlobalOp;
 use hipacc_core::image::as_bytes_mut;
@@ -152,7 +152,7 @@ pub(crate) fn on_device<T: Pixel>(
     image: &Image<T>,
     region: Option<Rect>,
     op: GlobalOp,
-    bins: Option<(usize, f64, f64, f64)>,
+    bins: Option<Bins>,
 ) -> Result<Option<Vec<u8>>> {
     let Some(gpu) = device.gpu() else {
         return Ok(None);
