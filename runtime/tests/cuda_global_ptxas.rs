@@ -5,7 +5,7 @@
 //! (`HIPACC_NVCUDA_DIR`). Prints a skip line when either is absent.
 
 use hipacc::cuda::{assemble_program, nvrtc_available, ptxas_path};
-use hipacc_codegen::emit::{global_program, GlobalOp, LOCAL_BINS};
+use hipacc_codegen::emit::{global_program, GlobalOp};
 use hipacc_codegen::{Language, Target};
 use hipacc_core::ir::{ScalarType, Type};
 
@@ -55,7 +55,5 @@ fn global_operator_kernels_assemble_for_sm_90_80_70() {
             }
         }
     }
-    // Histograms of scalar pixels count in local memory.
-    assert!(LOCAL_BINS >= 256);
     println!("{assembled} global operator kernels assembled");
 }

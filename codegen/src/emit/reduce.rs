@@ -277,8 +277,7 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
         );
         let _ = writeln!(s, "    }}");
     };
-    let shared_bytes;
-    match op {
+    let shared_bytes = match op {
         GlobalOp::Sum | GlobalOp::Min | GlobalOp::Max => {
             let (acc_c, identity) = match op {
                 GlobalOp::Sum => ("double", "0.0".to_string()),
@@ -332,7 +331,7 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             } else {
                 pixel.scalar.size() as u32
             };
-            shared_bytes = b * lanes * acc_bytes;
+            b * lanes * acc_bytes
         }
         GlobalOp::Histogram => {
             let atomic = |p: &str, v: &str| {
@@ -358,9 +357,9 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             let _ = writeln!(s, "        const uint c = counts[k];");
             let _ = writeln!(s, "        if (c != 0u) {{ {global_add} }}");
             let _ = writeln!(s, "    }}");
-            shared_bytes = LOCAL_BINS * 4;
+            LOCAL_BINS * 4
         }
-    }
+    };
     s.push_str("}\n\n");
     let info = KernelInfo {
         ir_hash: entry_hash(&entry),
