@@ -123,4 +123,9 @@ impl Dialect for Cuda {
     fn f64_from_bits(&self, bits: u64) -> String {
         format!("__longlong_as_double(0x{bits:016x}ll)")
     }
+
+    // atomicAdd(ptr, value);
+    fn atomic_add_u32(&self, ptr: &str, value: &str) -> Option<String> {
+        Some(format!("atomicAdd({ptr}, {value});"))
+    }
 }

@@ -47,4 +47,10 @@ pub(crate) trait Dialect: Sync {
     fn f32_from_bits(&self, bits: u32) -> String;
     /// An `f64` from its bit pattern.
     fn f64_from_bits(&self, bits: u64) -> String;
+    /// An atomic `*ptr += value` on a 32-bit unsigned integer in global or
+    /// local memory, as a statement; `None` when the dialect has no such
+    /// atomic (global operators then run on the host).
+    fn atomic_add_u32(&self, _ptr: &str, _value: &str) -> Option<String> {
+        None
+    }
 }

@@ -27,10 +27,12 @@ mod ops;
 mod prelude;
 mod program;
 mod reads;
+mod reduce;
 
 pub use crate::vocab::Language;
 pub use generate::{generate, generate_batch};
 pub use program::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Launch, Program};
+pub use reduce::{global_entry, global_program, GlobalOp, GLOBAL_BLOCK, LOCAL_BINS};
 
 #[cfg(test)]
 mod grid_tests;

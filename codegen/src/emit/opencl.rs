@@ -141,4 +141,9 @@ impl Dialect for OpenCl {
     fn f64_from_bits(&self, bits: u64) -> String {
         format!("as_double(0x{bits:016x}ul)")
     }
+
+    // atomic_add(ptr, value);
+    fn atomic_add_u32(&self, ptr: &str, value: &str) -> Option<String> {
+        Some(format!("atomic_add({ptr}, {value});"))
+    }
 }

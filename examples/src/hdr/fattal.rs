@@ -437,7 +437,12 @@ fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(
         }
         (coarse.len() - 1, seen)
     });
-    let fine = fine_counts(u, lo, top, [located[0].0, located[1].0])?;
+    let coarse_bins = [located[0].0, located[1].0];
+    let fine = if on_device::reduces_on_device(dev) {
+        on_device::fine_counts(dev, u, lo, top, coarse_bins)?
+    } else {
+        fine_counts(u, lo, top, coarse_bins)?
+    };
     let value = |k: usize| -> f32 {
         let ((bin, mut seen), rank) = (located[k], ranks[k]);
         for (j, &c) in fine[k].iter().enumerate() {
@@ -473,6 +478,8 @@ fn fine_counts(u: &Image<f32>, lo: f64, top: f64, bins: [usize; 2]) -> Result<[[
     }
     Ok(counts)
 }
+
+mod on_device;
 
 #[cfg(test)]
 mod tests;

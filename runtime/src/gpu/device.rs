@@ -9,6 +9,7 @@ use super::replay::Recordings;
 use crate::cache::{CacheKey, KernelCache};
 use crate::{BackendKind, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language};
+use hipacc_core::image::DynImage;
 use hipacc_core::ir;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -82,6 +83,13 @@ pub(crate) trait Gpu: Send + Sync + std::fmt::Debug {
     fn end_recording(&self) -> Result<Option<Box<dyn super::replay::Replay>>>;
     /// Drops this thread's recording, if any.
     fn abort_recording(&self);
+    /// Runs a global operator on the device when `image` lives there (see
+    /// [`super::global`]); `None`: compute on the host.
+    fn global_op(
+        &self,
+        image: &dyn DynImage,
+        req: super::global::GlobalRequest,
+    ) -> Result<Option<Vec<u8>>>;
 }
 
 impl<B: Backend> Gpu for GpuDevice<B> {
@@ -126,5 +134,12 @@ impl<B: Backend> Gpu for GpuDevice<B> {
     }
     fn abort_recording(&self) {
         self.recordings.abort();
+    }
+    fn global_op(
+        &self,
+        image: &dyn DynImage,
+        req: super::global::GlobalRequest,
+    ) -> Result<Option<Vec<u8>>> {
+        super::global::run(self, image, req)
     }
 }

@@ -10,6 +10,7 @@
 //! | `limits` | the device's own launch limits and the check against them |
 //! | `residency` | keeping images current on a device |
 //! | `launch` | the one launch path |
+//! | `global` | global operators (reductions, histograms) as device kernels |
 //! | `replay` | recording launch sequences and replaying them |
 //! | `dump` | writing generated sources to disk |
 
@@ -18,6 +19,7 @@ pub(crate) mod backend;
 pub(crate) mod config;
 pub(crate) mod device;
 pub(crate) mod dump;
+pub(crate) mod global;
 pub(crate) mod launch;
 pub(crate) mod limits;
 pub(crate) mod program;

@@ -126,3 +126,19 @@ pub(crate) fn mark_written(image: &dyn DynImage) -> Result<()> {
         })
         .map_err(Into::into)
 }
+
+/// The memory of `image` on the device of `backend` when that copy is
+/// current (the image lives there); `None` when only the host copy is.
+pub(crate) fn current_on<B: Backend>(
+    backend: &B,
+    image: &dyn DynImage,
+) -> Result<Option<Arc<B::Mem>>> {
+    let mut found = None;
+    image.with_storage(&mut |storage| {
+        if storage.device_valid() {
+            found = storage.device().as_deref().and_then(|b| handle(backend, b));
+        }
+        Ok(())
+    })?;
+    Ok(found)
+}

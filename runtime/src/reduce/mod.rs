@@ -13,15 +13,30 @@
 //! so a 4096x4096 `f32` image sums with a relative error around 1e-15
 //! (an `f32` accumulator would lose about 1e-3).
 //!
-//! The operators run on the host with rayon over bands of rows. On a GPU
-//! device the image's current pixels are first read back (as every host
-//! read of an [`Image`] does), so the results are the same on every backend.
+//! When `device` is a GPU device and the image's current copy lives on it
+//! (a kernel wrote it there), the operators run there: each block of 256
+//! threads reduces its pixels in a tree in local memory to one partial per
+//! lane, and the host combines the partials (at most 1024) in order;
+//! histograms count in per-block bins in local memory merged into the
+//! result with global atomics (up to 1024 bins; more run on the host).
+//! Device min, max and histograms equal the host's exactly. Device sums
+//! accumulate in `f64` in another order (per thread, then the block's
+//! tree, then the partials): integer pixels sum exactly (below 2^53), and
+//! float sums differ from the host's by at most `(n - 1) * 2^-53 * sum|p|`
+//! for `n` pixels, as any two `f64` summation orders may.
+//!
+//! Otherwise the operators run on the host with rayon over bands of rows
+//! (on a GPU device after reading the image back, as every host read of an
+//! [`Image`] does).
 
 mod histogram;
 
-pub use histogram::{histogram, MAX_BINS};
+pub use histogram::{histogram, histogram_window, MAX_BINS};
 
+use crate::gpu::global::{Bins, GlobalRequest};
 use crate::{Device, Result};
+use hipacc_codegen::emit::GlobalOp;
+use hipacc_core::image::as_bytes_mut;
 use hipacc_core::{Image, Pixel, Rect, Reducible};
 use rayon::prelude::*;
 
@@ -84,10 +99,16 @@ pub(crate) fn with_rows<T: Pixel, R: Send>(
 /// # Ok::<(), hipacc::Error>(())
 /// ```
 pub fn sum<T: Pixel + Into<f64>>(
-    _device: &Device,
+    device: &Device,
     image: &Image<T>,
     region: Option<Rect>,
 ) -> Result<f64> {
+    if let Some(bytes) = on_device(device, image, region, GlobalOp::Sum, None)? {
+        return Ok(bytes
+            .chunks_exact(8)
+            .map(|b| f64::from_ne_bytes(b.try_into().unwrap_or_default()))
+            .sum());
+    }
     with_rows(
         image,
         region,
@@ -109,13 +130,58 @@ pub fn mean<T: Pixel + Into<f64>>(
 }
 
 /// The smallest pixel of `region` (lane-wise for vectors).
-pub fn min<T: Pixel>(_device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+pub fn min<T: Pixel>(device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+    if let Some(v) = extreme_on_device(device, image, region, GlobalOp::Min, T::r_min)? {
+        return Ok(v);
+    }
     extreme(image, region, Reducible::r_min)
 }
 
 /// The largest pixel of `region` (lane-wise for vectors).
-pub fn max<T: Pixel>(_device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+pub fn max<T: Pixel>(device: &Device, image: &Image<T>, region: Option<Rect>) -> Result<T> {
+    if let Some(v) = extreme_on_device(device, image, region, GlobalOp::Max, T::r_max)? {
+        return Ok(v);
+    }
     extreme(image, region, Reducible::r_max)
+}
+
+/// Runs `op` on the device when `device` is a GPU device holding the
+/// image's current copy: the kernel's output bytes, or `None`.
+pub(crate) fn on_device<T: Pixel>(
+    device: &Device,
+    image: &Image<T>,
+    region: Option<Rect>,
+    op: GlobalOp,
+    bins: Option<Bins>,
+) -> Result<Option<Vec<u8>>> {
+    let Some(gpu) = device.gpu() else {
+        return Ok(None);
+    };
+    let rect = region.unwrap_or(Rect::full(image.width(), image.height()));
+    rect.check_in(image.width(), image.height())?;
+    let req = GlobalRequest {
+        op,
+        pixel: T::TYPE,
+        rect,
+        bins,
+    };
+    gpu.global_op(&*image.to_dyn(), req)
+}
+
+/// Min or max on the device: the per-block partials combined with `op`.
+fn extreme_on_device<T: Pixel>(
+    device: &Device,
+    image: &Image<T>,
+    region: Option<Rect>,
+    global: GlobalOp,
+    op: impl Fn(T, T) -> T,
+) -> Result<Option<T>> {
+    let Some(bytes) = on_device(device, image, region, global, None)? else {
+        return Ok(None);
+    };
+    let mut partials = vec![T::default(); bytes.len() / std::mem::size_of::<T>()];
+    as_bytes_mut(&mut partials).copy_from_slice(&bytes);
+    Ok(partials.into_iter().reduce(op))
 }
 
 fn merge<T>(a: Option<T>, b: Option<T>, op: impl Fn(T, T) -> T) -> Option<T> {
