@@ -17,7 +17,9 @@
 //! - [`interrupt`]: removing unfinished files when a signal stops a run.
 
 pub mod batch;
+mod cpu_colour;
 pub mod exr;
+mod fastpow;
 pub mod fattal;
 pub mod guard;
 pub mod input;
