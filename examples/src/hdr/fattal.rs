@@ -24,8 +24,6 @@
 //!    percentiles (histogram of `U`), clamped below at 0.
 //! 9. Colour `(C / Y)^s · L`, then display encoding: clamped to `[0, 1]`
 //!    and raised to `1 / 2.2` (or the sRGB curve); none for linear output.
-//!    On the CPU backend this stage is native code with vectorised powers
-//!    ([`super::cpu_colour`]).
 //!
 //! The defaults are pfstmo_fattal02's (alpha 1, beta 0.9, saturation 0.8,
 //! noise 0.002, detail level 3, black point 0.1 %, white point 0.5 %,
@@ -39,7 +37,6 @@ use hipacc::core::ir;
 use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
 use hipacc::prelude::*;
 use hipacc::reduce;
-use hipacc::BackendKind;
 use hipacc::Result;
 use std::cell::RefCell;
 use std::time::Instant;
@@ -332,31 +329,28 @@ fn pipeline(
     let (llo, lhi) = ((params.gamma * ulo).exp(), (params.gamma * uhi).exp());
     lap("normalise")?;
 
+    let out = Image::<Rgba<f32>>::new(w, h)?;
     let (encode, srgb, inv_display_gamma) = match encoding {
         Encoding::Gamma(g) => (1, 0, 1.0 / g),
         Encoding::Srgb => (1, 1, 1.0),
         Encoding::Linear => (0, 0, 1.0),
     };
-    let colour = Colour {
-        rgb: Accessor::new(input),
-        y: Accessor::new(&y),
-        u: Accessor::new(&u),
-        gamma: params.gamma,
-        lo: llo,
-        inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
-        saturation: params.saturation,
-        inv_display_gamma,
-        encode,
-        srgb,
-        scale,
-    };
-    let out = if r.record.is_none() && dev.kind() == BackendKind::Cpu {
-        super::cpu_colour::colour(&colour, input, &y, &u)?
-    } else {
-        let out = Image::<Rgba<f32>>::new(w, h)?;
-        r.run(colour, &out)?;
-        out
-    };
+    r.run(
+        Colour {
+            rgb: Accessor::new(input),
+            y: Accessor::new(&y),
+            u: Accessor::new(&u),
+            gamma: params.gamma,
+            lo: llo,
+            inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
+            saturation: params.saturation,
+            inv_display_gamma,
+            encode,
+            srgb,
+            scale,
+        },
+        &out,
+    )?;
     lap("colour")?;
 
     Ok((

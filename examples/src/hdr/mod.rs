@@ -17,9 +17,7 @@
 //! - [`interrupt`]: removing unfinished files when a signal stops a run.
 
 pub mod batch;
-mod cpu_colour;
 pub mod exr;
-mod fastpow;
 pub mod fattal;
 pub mod guard;
 pub mod input;
