@@ -243,12 +243,12 @@ impl Samples {
         match kind {
             OutputKind::Png8 | OutputKind::Png16 => {
                 PngEncoder::new_with_quality(out, CompressionType::Fast, FilterType::Sub)
-                    .write_image(&bytes, w, h, color)
+                    .write_image(bytes, w, h, color)
             }
             OutputKind::Jpeg(q) => {
-                JpegEncoder::new_with_quality(out, q).write_image(&bytes, w, h, color)
+                JpegEncoder::new_with_quality(out, q).write_image(bytes, w, h, color)
             }
-            OutputKind::Exr => OpenExrEncoder::new(out).write_image(&bytes, w, h, color),
+            OutputKind::Exr => OpenExrEncoder::new(out).write_image(bytes, w, h, color),
         }
         .map_err(|e| encode_message(kind, &e))
     }
