@@ -198,8 +198,7 @@ fn unknown_extension(path: &Path) -> String {
 }
 
 fn load_radiance(bytes: &[u8]) -> std::result::Result<Image<Rgba<f32>>, String> {
-    let picture = rgbe::decode(bytes).map_err(|e| e.to_string())?;
-    picture.to_image().map_err(|e| e.to_string())
+    rgbe::decode_image(bytes)
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ use image::codecs::openexr::OpenExrEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::ImageError;
 use image::{ExtendedColorType, ImageEncoder};
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{Cursor, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -160,10 +161,10 @@ pub fn check_writable(path: &Path) -> Result<()> {
 /// Writes `image`'s red, green and blue in `kind`'s format (see the module
 /// docs); the file appears complete or not at all.
 pub fn save(image: &Image<Rgba<f32>>, path: &Path, kind: OutputKind) -> Result<()> {
-    let samples = Samples::of(image).map_err(|m| anyhow!("{}: {m}", path.display()))?;
+    let samples = Samples::of(image, kind).map_err(|m| anyhow!("{}: {m}", path.display()))?;
     write_atomically(path, |out| {
         stall_for_tests();
-        samples.encode(kind, out)
+        samples.encode(out)
     })
     .map_err(|e| anyhow!("{e}"))
 }
@@ -178,67 +179,100 @@ pub fn write(
     kind: OutputKind,
 ) -> Result<()> {
     let fail = |message: String| anyhow!("{name}: {message}");
-    let samples = Samples::of(image).map_err(fail)?;
+    let samples = Samples::of(image, kind).map_err(fail)?;
     let mut buffer = Cursor::new(Vec::new());
     samples
-        .encode(kind, &mut buffer)
+        .encode(&mut buffer)
         .map_err(|m| fail(format!("cannot encode: {m}")))?;
     out.write_all(buffer.get_ref())
         .and_then(|()| out.flush())
         .map_err(|e| fail(format!("cannot write: {e}")))
 }
 
-/// An image's size and red, green and blue samples, ready for an encoder.
+/// An image's size and red, green and blue samples in the bytes an
+/// encoder of `kind` takes.
 struct Samples {
     width: u32,
     height: u32,
-    rgb: Vec<[f32; 3]>,
+    kind: OutputKind,
+    bytes: Vec<u8>,
+    color: ExtendedColorType,
 }
 
+/// Pixels converted per parallel task when building [`Samples`].
+const CHUNK: usize = 8192;
+
 impl Samples {
-    fn of(image: &Image<Rgba<f32>>) -> std::result::Result<Samples, String> {
+    /// Converts `image`'s pixels for `kind` (in parallel; the buffer is
+    /// first touched by the threads that fill it).
+    fn of(image: &Image<Rgba<f32>>, kind: OutputKind) -> std::result::Result<Samples, String> {
         let (width, height) = match (u32::try_from(image.width()), u32::try_from(image.height())) {
             (Ok(w), Ok(h)) => (w, h),
             _ => return Err("the image is too large for an image file".into()),
         };
-        let pixels = image.to_vec().map_err(|e| e.to_string())?;
-        let rgb = pixels.iter().map(|p| [p.r, p.g, p.b]).collect();
-        Ok(Samples { width, height, rgb })
-    }
-
-    /// Encodes in `kind`'s format into `out`; errors in [`encode_message`]'s words.
-    fn encode<W: Write + Seek>(
-        &self,
-        kind: OutputKind,
-        out: &mut W,
-    ) -> std::result::Result<(), String> {
-        let (w, h) = (self.width, self.height);
-        let rgb = self.rgb.iter().flatten().copied();
-        let (bytes, color): (Vec<u8>, _) = match kind {
-            OutputKind::Png8 | OutputKind::Jpeg(_) => {
-                (rgb.map(to_u8).collect(), ExtendedColorType::Rgb8)
-            }
+        let pixels = image.read().map_err(|e| e.to_string())?;
+        let (bytes, color) = match kind {
+            OutputKind::Png8 | OutputKind::Jpeg(_) => (
+                convert(&pixels, |v, out: &mut [u8; 1]| out[0] = to_u8(v)),
+                ExtendedColorType::Rgb8,
+            ),
             OutputKind::Png16 => (
-                rgb.flat_map(|v| to_u16(v).to_ne_bytes()).collect(),
+                convert(&pixels, |v, out: &mut [u8; 2]| {
+                    *out = to_u16(v).to_ne_bytes()
+                }),
                 ExtendedColorType::Rgb16,
             ),
             OutputKind::Exr => (
-                rgb.flat_map(f32::to_ne_bytes).collect(),
+                convert(&pixels, |v, out: &mut [u8; 4]| *out = v.to_ne_bytes()),
                 ExtendedColorType::Rgb32F,
             ),
         };
+        Ok(Samples {
+            width,
+            height,
+            kind,
+            bytes,
+            color,
+        })
+    }
+
+    /// Encodes into `out`; errors in [`encode_message`]'s words.
+    fn encode<W: Write + Seek>(&self, out: &mut W) -> std::result::Result<(), String> {
+        let (w, h, kind, bytes, color) =
+            (self.width, self.height, self.kind, &self.bytes, self.color);
         match kind {
             OutputKind::Png8 | OutputKind::Png16 => {
                 PngEncoder::new_with_quality(out, CompressionType::Fast, FilterType::Sub)
-                    .write_image(&bytes, w, h, color)
+                    .write_image(bytes, w, h, color)
             }
             OutputKind::Jpeg(q) => {
-                JpegEncoder::new_with_quality(out, q).write_image(&bytes, w, h, color)
+                JpegEncoder::new_with_quality(out, q).write_image(bytes, w, h, color)
             }
-            OutputKind::Exr => OpenExrEncoder::new(out).write_image(&bytes, w, h, color),
+            OutputKind::Exr => OpenExrEncoder::new(out).write_image(bytes, w, h, color),
         }
         .map_err(|e| encode_message(kind, &e))
     }
+}
+
+/// Red, green and blue of every pixel, each written as `N` bytes by `put`.
+fn convert<const N: usize>(
+    pixels: &[Rgba<f32>],
+    put: impl Fn(f32, &mut [u8; N]) + Sync,
+) -> Vec<u8> {
+    let mut bytes = vec![0u8; pixels.len() * 3 * N];
+    bytes
+        .par_chunks_mut(CHUNK * 3 * N)
+        .zip(pixels.par_chunks(CHUNK))
+        .for_each(|(out, px)| {
+            for (o, p) in out.chunks_exact_mut(3 * N).zip(px) {
+                for (c, v) in o.chunks_exact_mut(N).zip([p.r, p.g, p.b]) {
+                    if let Ok(c) = <&mut [u8; N]>::try_from(c) {
+                        put(v, c);
+                    }
+                }
+            }
+        });
+    bytes
 }
 
 /// The text of an error the `image` crate returned while encoding. Its
@@ -491,14 +525,34 @@ mod tests {
     }
 
     #[test]
+    fn samples_convert_every_pixel_in_order() {
+        // More pixels than one conversion task takes.
+        let (w, h) = (CHUNK + 37, 3);
+        let img = Image::from_fn(w, h, |x, y| {
+            let v = ((x * 7 + y * 13) % 1000) as f32 / 999.0;
+            Rgba::new(v, 1.0 - v, v * 0.5, 1.0)
+        })
+        .unwrap();
+        let px = img.to_vec().unwrap();
+        let rgb = px.iter().flat_map(|p| [p.r, p.g, p.b]);
+        let s8 = Samples::of(&img, OutputKind::Png8).unwrap();
+        assert_eq!(s8.bytes, rgb.clone().map(to_u8).collect::<Vec<_>>());
+        let s16 = Samples::of(&img, OutputKind::Png16).unwrap();
+        let want16: Vec<u8> = rgb.clone().flat_map(|v| to_u16(v).to_ne_bytes()).collect();
+        assert_eq!(s16.bytes, want16);
+        let sf = Samples::of(&img, OutputKind::Exr).unwrap();
+        assert_eq!(sf.bytes, rgb.flat_map(f32::to_ne_bytes).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn encoding_errors_say_encode_not_decode() {
-        let samples = Samples::of(&ramp(64, 64)).unwrap();
         for kind in [OutputKind::Exr, OutputKind::Png8, OutputKind::Jpeg(90)] {
+            let samples = Samples::of(&ramp(64, 64), kind).unwrap();
             let mut out = FullDisk {
                 inner: Cursor::new(Vec::new()),
                 room: 100,
             };
-            let err = samples.encode(kind, &mut out).unwrap_err();
+            let err = samples.encode(&mut out).unwrap_err();
             assert!(!err.to_lowercase().contains("decod"), "{kind:?}: {err}");
             assert!(err.contains("no space left"), "{kind:?}: {err}");
         }

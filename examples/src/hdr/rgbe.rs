@@ -174,6 +174,36 @@ impl Orientation {
 
 /// Decodes a whole Radiance picture from its bytes.
 pub fn decode(bytes: &[u8]) -> Result<RgbePicture, RgbeError> {
+    let (header, raw) = decode_raw(bytes)?;
+    let scale = 1.0 / header.exposure;
+    Ok(RgbePicture {
+        width: header.width,
+        height: header.height,
+        pixels: raw.iter().map(|&px| to_rgb(px, scale)).collect(),
+    })
+}
+
+/// Decodes a Radiance file straight into an RGBA image with alpha 1 (the
+/// pixels of [`decode`]): the run-length decoding runs on one thread into
+/// a buffer of the encoded pixels, their conversion to floats in parallel
+/// into the image's one buffer.
+pub fn decode_image(bytes: &[u8]) -> Result<Image<Rgba<f32>>, String> {
+    use rayon::prelude::*;
+    let (header, raw) = decode_raw(bytes).map_err(|e| e.to_string())?;
+    let scale = 1.0 / header.exposure;
+    let pixels: Vec<Rgba<f32>> = raw
+        .par_iter()
+        .with_min_len(8192)
+        .map(|&px| {
+            let [r, g, b] = to_rgb(px, scale);
+            Rgba::new(r, g, b, 1.0)
+        })
+        .collect();
+    Image::from_vec(header.width, header.height, pixels).map_err(|e| e.to_string())
+}
+
+/// The header and the encoded pixels, row-major, top row first.
+fn decode_raw(bytes: &[u8]) -> Result<(Header, Vec<[u8; 4]>), RgbeError> {
     let header = parse_header(bytes)?;
     let Header {
         width,
@@ -186,8 +216,7 @@ pub fn decode(bytes: &[u8]) -> Result<RgbePicture, RgbeError> {
     } else {
         (height, width)
     };
-    let scale = 1.0 / header.exposure;
-    let mut pixels = vec![[0.0f32; 3]; width * height];
+    let mut raw = vec![[0u8; 4]; width * height];
     let mut cursor = Cursor {
         bytes,
         pos: header.data_offset,
@@ -197,14 +226,10 @@ pub fn decode(bytes: &[u8]) -> Result<RgbePicture, RgbeError> {
         read_scanline(&mut cursor, &mut line).map_err(|e| e.at(i, scanlines))?;
         for (j, &px) in line.iter().enumerate() {
             let (row, col) = orientation.place(i, j, width, height);
-            pixels[row * width + col] = to_rgb(px, scale);
+            raw[row * width + col] = px;
         }
     }
-    Ok(RgbePicture {
-        width,
-        height,
-        pixels,
-    })
+    Ok((header, raw))
 }
 
 /// Parses the header and resolution line and checks the declared size

@@ -420,3 +420,31 @@ fn exponents_scale_by_exact_powers_of_two() {
     }
     assert_eq!(to_rgb([9, 9, 9, 0], 1.0), [0.0; 3]);
 }
+
+#[test]
+fn decode_image_has_the_pixels_of_decode() {
+    // Large enough for several parallel conversion tasks, with an exposure
+    // and a transposed orientation.
+    let (w, h) = (300, 101);
+    let px = test_pixels(w * h, 7);
+    for res in [format!("-Y {h} +X {w}"), format!("+X {w} +Y {h}")] {
+        let bytes = file("EXPOSURE=0.5\n", &res, &encode_flat(&px));
+        let pic = decode(&bytes).unwrap();
+        let img = decode_image(&bytes).unwrap();
+        assert_eq!((img.width(), img.height()), (pic.width, pic.height));
+        let want: Vec<Rgba<f32>> = pic
+            .pixels
+            .iter()
+            .map(|&[r, g, b]| Rgba::new(r, g, b, 1.0))
+            .collect();
+        assert_eq!(img.to_vec().unwrap(), want, "{res}");
+        assert!(want.iter().any(|p| p.r > 0.0));
+    }
+    let err = decode_image(&bytes_of_bad_header()).unwrap_err();
+    assert!(err.contains("RADIANCE"), "{err}");
+}
+
+/// A file without a Radiance signature.
+fn bytes_of_bad_header() -> Vec<u8> {
+    b"P6\n1 1\n255\n\0\0\0".to_vec()
+}
