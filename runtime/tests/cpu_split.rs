@@ -102,16 +102,24 @@ fn image(w: usize, h: usize, seed: u64) -> Image<f32> {
 fn mask<const W: usize, const H: usize>() -> Mask<f32, W, H> {
     let kx: [f32; W] = std::array::from_fn(|i| 1.0 + (i * (W - 1 - i)) as f32);
     let ky: [f32; H] = std::array::from_fn(|j| 0.5 + (j * (H - 1 - j)) as f32 / 4.0);
-    Mask::fixed(std::array::from_fn(|r| std::array::from_fn(|c| ky[r] * kx[c] / 16.0)))
-        .expect("odd")
+    Mask::fixed(std::array::from_fn(|r| {
+        std::array::from_fn(|c| ky[r] * kx[c] / 16.0)
+    }))
+    .expect("odd")
 }
 
 /// Runs `kernel` on the CPU over the whole of a `w x h` output and checks
 /// it against the evaluator.
 fn check<K: Kernel<Output = f32>>(what: &str, kernel: &K, w: usize, h: usize) {
-    let (cpu, reference) = (Image::<f32>::new(w, h).unwrap(), Image::<f32>::new(w, h).unwrap());
+    let (cpu, reference) = (
+        Image::<f32>::new(w, h).unwrap(),
+        Image::<f32>::new(w, h).unwrap(),
+    );
     // Both the parallel bands and one band on the calling thread.
-    for device in [Device::cpu_serial_below(0), Device::cpu_serial_below(usize::MAX)] {
+    for device in [
+        Device::cpu_serial_below(0),
+        Device::cpu_serial_below(usize::MAX),
+    ] {
         kernel
             .execute(&device, &IterationSpace::full(&cpu))
             .expect("cpu");
@@ -167,9 +175,8 @@ fn one_kernel_unsharp_matches_the_evaluator_on_every_mode() {
 fn a_mask_without_rank_one_keeps_the_direct_sums() {
     let (w, h) = (37, 29);
     let (ix, iy) = (image(w, h, 5), image(w, h, 6));
-    let mut values: [[f32; 5]; 5] = std::array::from_fn(|r| {
-        std::array::from_fn(|c| 1.0 + ((r * 5 + c * 3) % 7) as f32)
-    });
+    let mut values: [[f32; 5]; 5] =
+        std::array::from_fn(|r| std::array::from_fn(|c| 1.0 + ((r * 5 + c * 3) % 7) as f32));
     values[2][2] = 40.0;
     let k = Response {
         ix: Accessor::new(&ix).with_boundary(Boundary::Mirror),
@@ -185,7 +192,10 @@ fn fused_harris_equals_kernel_by_kernel_bit_for_bit() {
     for (w, h) in SIZES {
         let input = image(w, h, 9);
         for mode in 0..5 {
-            let (ix, iy) = (Image::<f32>::new(w, h).unwrap(), Image::<f32>::new(w, h).unwrap());
+            let (ix, iy) = (
+                Image::<f32>::new(w, h).unwrap(),
+                Image::<f32>::new(w, h).unwrap(),
+            );
             let out = Image::<f32>::new(w, h).unwrap();
             let diff = |dx: i32| Diff {
                 input: Accessor::new(&input).with_boundary(boundary(4 - mode)),
@@ -212,7 +222,10 @@ fn fused_harris_equals_kernel_by_kernel_bit_for_bit() {
                 dy.execute(&device, &spaces[1]).unwrap();
                 response.execute(&device, &spaces[2]).unwrap();
                 let unfused = out.to_vec().unwrap();
-                let same = fused.iter().zip(&unfused).all(|(a, b)| a.to_bits() == b.to_bits());
+                let same = fused
+                    .iter()
+                    .zip(&unfused)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
                 assert!(same, "{w}x{h}, mode {mode}: fused and unfused differ");
             }
         }

@@ -93,7 +93,9 @@ pub(crate) fn execute<K: Kernel>(
         return if serial {
             rows.chunks_mut(band * width).enumerate().try_for_each(run)
         } else {
-            rows.par_chunks_mut(band * width).enumerate().try_for_each(run)
+            rows.par_chunks_mut(band * width)
+                .enumerate()
+                .try_for_each(run)
         };
     }
     let views = kernel.cpu_views_in(rect)?;

@@ -36,9 +36,9 @@
 
 use super::separable::factors;
 use super::simd::dispatch;
+use crate::Result;
 use hipacc_core::image::read_as;
 use hipacc_core::ir::{self, BinaryOp, Expr, ExprKind, Intrinsic, ReduceOp, Type, UnaryOp, Window};
-use crate::Result;
 use hipacc_core::{Bindings, BoundaryMode, Interpolation, Rect};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -158,7 +158,12 @@ struct Compiler<'k> {
 impl Compiler<'_> {
     /// Appends `e` to `tape`, returning its register. `offsets` is the
     /// window offset variables inside a sum's summand.
-    fn expr(&mut self, e: &Expr, tape: &mut Tape, offsets: Option<(ir::VarId, ir::VarId)>) -> Option<usize> {
+    fn expr(
+        &mut self,
+        e: &Expr,
+        tape: &mut Tape,
+        offsets: Option<(ir::VarId, ir::VarId)>,
+    ) -> Option<usize> {
         if e.ty != Type::F32 {
             return None;
         }
@@ -466,7 +471,14 @@ impl<'a> Strip<'a> {
             for a in outer.reads() {
                 self.sources[a].gather(py, 0, &mut self.reads[a][..w]);
             }
-            let last = eval(outer, w, &self.setup.params, &self.reads, &self.results, &mut self.regs);
+            let last = eval(
+                outer,
+                w,
+                &self.setup.params,
+                &self.reads,
+                &self.results,
+                &mut self.regs,
+            );
             let x0 = self.space.x;
             orow[x0..x0 + w].copy_from_slice(&self.regs[last][..w]);
         }
@@ -501,9 +513,20 @@ impl<'a> Strip<'a> {
             for a in summand.reads() {
                 self.sources[a].gather(sy, -cx, &mut self.reads[a][..n]);
             }
-            let e = eval(summand, n, &self.setup.params, &self.reads, &self.results, &mut self.regs);
+            let e = eval(
+                summand,
+                n,
+                &self.setup.params,
+                &self.reads,
+                &self.results,
+                &mut self.regs,
+            );
             let slot = sy.rem_euclid(h as i64) as usize;
-            horizontal(&self.regs[e][..n], kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
+            horizontal(
+                &self.regs[e][..n],
+                kx,
+                &mut self.rings[k][slot * w..(slot + 1) * w],
+            );
         }
         let ring = &self.rings[k];
         let order: Vec<&[f32]> = (0..h)
