@@ -13,7 +13,9 @@
 //!    output pixels whose reads all stay inside every accessor's region;
 //! 3. runs a kernel whose body is one convolution with a rank-1 mask as two
 //!    one-dimensional passes ([`separable`]) and returns, unless the launch
-//!    is small;
+//!    is small; a body whose weighted window sums all have rank-1 masks
+//!    (and whose other reads are at offset 0) runs its sums in two passes
+//!    and the rest of the body row by row ([`split`]);
 //! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). A row whose reads leave the
 //!    image vertically runs `Border` on its corners and `TopBottom` between
