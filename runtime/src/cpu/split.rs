@@ -548,15 +548,23 @@ fn eval(
     sums: &[Vec<f32>],
     regs: &mut [Vec<f32>],
 ) -> usize {
+    let last = tape.ops.len() - 1;
     for (i, op) in tape.ops.iter().enumerate() {
         let (before, rest) = regs.split_at_mut(i);
         let out = &mut rest[0][..n];
-        let r = |j: usize| &before[j][..n];
+        // Operands that are reads or sums are taken from their rows, not
+        // copied into registers first.
+        let r = |j: usize| match tape.ops[j] {
+            Op::Read(a) => &reads[a][..n],
+            Op::Sum(k) => &sums[k][..n],
+            _ => &before[j][..n],
+        };
         match *op {
             Op::Const(c) => out.fill(c),
             Op::Param(p) => out.fill(params[p]),
-            Op::Read(a) => out.copy_from_slice(&reads[a][..n]),
-            Op::Sum(k) => out.copy_from_slice(&sums[k][..n]),
+            Op::Read(a) if i == last => out.copy_from_slice(&reads[a][..n]),
+            Op::Sum(k) if i == last => out.copy_from_slice(&sums[k][..n]),
+            Op::Read(_) | Op::Sum(_) => {}
             Op::Neg(a) => unary(r(a), out, Un::Neg),
             Op::Abs(a) => unary(r(a), out, Un::Abs),
             Op::Sqrt(a) => unary(r(a), out, Un::Sqrt),
@@ -564,7 +572,7 @@ fn eval(
             Op::MulAdd(a, b, c) => mul_add(r(a), r(b), r(c), out),
         }
     }
-    tape.ops.len() - 1
+    last
 }
 
 #[derive(Clone, Copy)]
