@@ -86,7 +86,15 @@ pub unsafe fn with_row_windows<R>(windows: &[RowWindow], f: impl FnOnce() -> R) 
 /// The window registered for `image` on this thread, as (pixels, length,
 /// first row), when there is one.
 pub(crate) fn window_of<T: Pixel>(image: &Image<T>) -> Option<(*const T, usize, usize)> {
-    let id = image.id();
+    window_of_id(image.id())
+}
+
+/// The window registered on this thread for the image with id `id` and
+/// pixels `T`, as (pixels, length, first row): how code that reads an
+/// image's rows directly (not through an accessor view) finds the rows a
+/// fused pipeline holds for it. The pointer is valid under the contract of
+/// [`with_row_windows`].
+pub fn window_of_id<T: Pixel>(id: u64) -> Option<(*const T, usize, usize)> {
     WINDOWS.with(|w| {
         w.borrow()
             .iter()

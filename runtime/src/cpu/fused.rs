@@ -253,6 +253,9 @@ impl<K: Kernel> KernelStage<'_, K> {
         // refuses that).
         unsafe {
             with_row_windows(windows, || -> Result<()> {
+                if info.prepared.split_rows(self.kernel, ys.clone(), rows)? {
+                    return Ok(());
+                }
                 let views = self.kernel.cpu_views_in(info.prepared.rect)?;
                 info.prepared.run_rows::<K>(&views, ys, rows);
                 Ok(())

@@ -13,7 +13,9 @@
 //!    output pixels whose reads all stay inside every accessor's region;
 //! 3. runs a kernel whose body is one convolution with a rank-1 mask as two
 //!    one-dimensional passes ([`separable`]) and returns, unless the launch
-//!    is small;
+//!    is small; a body whose weighted window sums all have rank-1 masks
+//!    (and whose other reads are at offset 0) runs its sums in two passes
+//!    and the rest of the body row by row ([`split`]);
 //! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). A row whose reads leave the
 //!    image vertically runs `Border` on its corners and `TopBottom` between
@@ -32,6 +34,7 @@ mod interior;
 mod plan;
 mod separable;
 pub(crate) mod simd;
+mod split;
 
 use crate::Result;
 use hipacc_core::cpu::{
@@ -73,14 +76,33 @@ pub(crate) fn execute<K: Kernel>(
             return Ok(());
         }
     }
-    let views = kernel.cpu_views_in(rect)?;
-    let mut out = space.image().write()?;
-    let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
     let band = if serial {
         rect.height.max(1)
     } else {
         band_rows(rect.width, rect.height)
     };
+    if let Some((program, setup)) = prepared.split(kernel) {
+        let bindings = kernel.bindings();
+        let mut out = space.image().write()?;
+        let Some(rows) = as_f32(&mut out[rect.y * width..(rect.y + rect.height) * width]) else {
+            unreachable!("bug: an f32 program for another output type");
+        };
+        let run = |(i, chunk): (usize, &mut [f32])| {
+            let y0 = rect.y + i * band;
+            let ys = y0..y0 + chunk.len() / width;
+            split::run_rows(&program, &setup, &bindings, rect, width, ys, chunk)
+        };
+        return if serial {
+            rows.chunks_mut(band * width).enumerate().try_for_each(run)
+        } else {
+            rows.par_chunks_mut(band * width)
+                .enumerate()
+                .try_for_each(run)
+        };
+    }
+    let views = kernel.cpu_views_in(rect)?;
+    let mut out = space.image().write()?;
+    let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
     prepared
         .launch(rect.y, band, serial)
         .run_in_shape::<K>(prepared.window, &views, rows);
@@ -162,6 +184,38 @@ impl Prepared {
         )
     }
 
+    /// The program and launch values when the kernel's window sums run in
+    /// two passes ([`split`]): its masks separate.
+    pub(crate) fn split<K: Kernel>(
+        &self,
+        kernel: &K,
+    ) -> Option<(std::sync::Arc<split::Program>, split::Setup)> {
+        let program = self.plan.split.clone()?;
+        let setup = split::setup(&program, &kernel.bindings())?;
+        Some((program, setup))
+    }
+
+    /// Computes rows `ys` into `rows` as [`execute`] does when the kernel's
+    /// window sums run in two passes; `Ok(false)`, computing nothing, where
+    /// [`execute`] would not. Reads through the row windows registered on
+    /// this thread.
+    pub(crate) fn split_rows<K: Kernel>(
+        &self,
+        kernel: &K,
+        ys: std::ops::Range<usize>,
+        rows: &mut [K::Output],
+    ) -> Result<bool> {
+        let Some((program, setup)) = self.split(kernel) else {
+            return Ok(false);
+        };
+        let Some(rows) = as_f32(rows) else {
+            return Ok(false);
+        };
+        let bindings = kernel.bindings();
+        split::run_rows(&program, &setup, &bindings, self.rect, self.width, ys, rows)?;
+        Ok(true)
+    }
+
     /// The image a separable convolution reads, when the kernel may run as one.
     pub(crate) fn separable_input<K: Kernel>(&self, kernel: &K) -> Option<u64> {
         let conv = self.plan.convolution?;
@@ -204,6 +258,14 @@ impl Prepared {
         self.launch(ys.start, ys.len(), true)
             .run_in_shape::<K>(self.window, views, rows);
     }
+}
+
+/// `rows` as f32 pixels, when they are.
+fn as_f32<T: 'static>(rows: &mut [T]) -> Option<&mut [f32]> {
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()).then(|| {
+        // SAFETY: `T` is `f32` (same type id): the slice as itself.
+        unsafe { std::slice::from_raw_parts_mut(rows.as_mut_ptr().cast::<f32>(), rows.len()) }
+    })
 }
 
 /// `Some((w, h))` when every mask of the launch is `w x h` and every domain

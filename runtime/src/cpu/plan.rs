@@ -69,6 +69,9 @@ pub(crate) struct Plan {
     /// Set when the body is one convolution, which runs in two passes when
     /// its mask separates ([`super::separable`]).
     pub(crate) convolution: Option<Convolution>,
+    /// Set when the body's window sums can run in two passes where their
+    /// masks separate ([`super::split`]).
+    pub(crate) split: Option<Arc<super::split::Program>>,
 }
 
 fn cache() -> &'static Mutex<HashMap<Key, Plan>> {
@@ -112,6 +115,7 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
     let upsampling = reaches.iter().flatten().any(|r| r.x.coef == -0.5);
     let plan = Plan {
         convolution: convolution(&ir),
+        split: super::split::program(&ir).map(Arc::new),
         reaches,
         shape: if upsampling {
             LoopShape::Pairs
