@@ -27,12 +27,16 @@ mod ops;
 mod prelude;
 mod program;
 mod reads;
+mod wgsl;
 
 pub use crate::vocab::Language;
 pub use generate::{generate, generate_batch};
 pub use program::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Launch, Program};
+pub use wgsl::{wgsl_layout, WgslSlot};
 
 #[cfg(test)]
 mod grid_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wgsl_tests;
