@@ -10,7 +10,8 @@
 //! Layout of a kernel's resources, all in bind group 0:
 //! - binding 0: a uniform struct of every scalar argument of
 //!   [`KernelInfo::args`] in order (geometry `i32`, parameters in their
-//!   type; `u8`/`u16` parameters widened to `u32`), see [`wgsl_layout`];
+//!   type; `u8`/`u16` parameters widened to `u32`, `bool` as an `i32`),
+//!   see [`wgsl_layout`];
 //! - bindings 1..: every buffer argument in order (output, accessors, masks
 //!   in constant memory) as a storage buffer.
 //!
@@ -352,7 +353,7 @@ fn emit(
         });
     }
     for (i, p) in k.params.iter().enumerate() {
-        if p.ty.lanes != 1 || p.ty.scalar == ScalarType::Bool {
+        if p.ty.lanes != 1 {
             return Err(unsupported(
                 k,
                 c,
@@ -363,7 +364,12 @@ fn emit(
         args.push(arg(
             format!("prm_{}", sanitize(&p.name)),
             ArgKind::Param(i),
-            scalar_w(p.ty.scalar).to_string(),
+            // A `bool` is passed as an `i32` (0 or 1), as to C.
+            if p.ty.scalar == ScalarType::Bool {
+                "i32".to_string()
+            } else {
+                scalar_w(p.ty.scalar).to_string()
+            },
             Some(p.ty.scalar),
         ));
     }
@@ -951,11 +957,15 @@ impl<'a> Printer<'a> {
     fn expr(&mut self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Const(l) => literal(*l, e.ty),
-            ExprKind::Param(i) => format!(
-                "{}.prm_{}",
-                self.reads.args,
-                sanitize(&self.k.params[*i].name)
-            ),
+            ExprKind::Param(i) => {
+                let p = &self.k.params[*i];
+                let field = format!("{}.prm_{}", self.reads.args, sanitize(&p.name));
+                if p.ty.scalar == ScalarType::Bool {
+                    format!("({field} != 0i)")
+                } else {
+                    field
+                }
+            }
             ExprKind::Var(v) => match self.consts.get(v) {
                 Some(c) => i32_lit(*c),
                 None => self.var_name(*v),
