@@ -83,7 +83,7 @@ struct Invert {
 #[kernel_body]
 impl Invert {
     fn kernel(&self) -> u8 {
-        (255 - self.input.at(0, 0)).wrapping_add(self.bias)
+        (255 - self.input.at(0, 0)) + self.bias
     }
 }
 
