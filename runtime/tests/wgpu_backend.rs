@@ -37,12 +37,15 @@ fn printed(c: &Config) -> bool {
         .all(|m| matches!(m, MemoryKind::Global | MemoryKind::ReadOnly))
 }
 
+/// Pixels from the device and from the evaluator.
+type Pair<T> = (Vec<T>, Vec<T>);
+
 /// The kernel on `device` and on the evaluator over a `w x h` output.
 fn both<K: Kernel>(
     device: &Device,
     kernel: &K,
     (w, h): (usize, usize),
-) -> hipacc::Result<(Vec<K::Output>, Vec<K::Output>)> {
+) -> hipacc::Result<Pair<K::Output>> {
     let got = Image::<K::Output>::new(w, h).unwrap();
     let want = Image::<K::Output>::new(w, h).unwrap();
     evaluate_kernel(kernel, &IterationSpace::full(&want)).unwrap();
