@@ -90,8 +90,10 @@ pub fn targets_from_arg(arg: Option<&str>) -> Result<Vec<&'static Target>> {
 
 /// Offline emission: for each target, each language it supports and each
 /// kernel, writes the variant the heuristics choose (with `HIPACC_CONFIG`
-/// applied when `overrides_from_env`) to `DIR/<target>/<kernel>.<cl|cu>`;
-/// returns the files written.
+/// applied when `overrides_from_env`) to `DIR/<target>/<kernel>.<cl|cu>`,
+/// and the WGSL of every kernel the WGSL printer covers (not yet: kernels
+/// with interpolating reads) to `DIR/<target>/<kernel>.wgsl`; returns the
+/// files written.
 pub fn emit_offline(
     dir: &Path,
     kernels: &[Kernel],
@@ -106,8 +108,15 @@ pub fn emit_offline(
     let mut written = Vec::new();
     for target in targets {
         let tdir = dir.join(target.name);
-        for &language in target.languages {
+        for &language in target.languages.iter().chain([&Language::Wgsl]) {
             for k in kernels {
+                let interpolates = k
+                    .accessors
+                    .iter()
+                    .any(|a| a.interpolation != hipacc_core::Interpolation::None);
+                if language == Language::Wgsl && interpolates {
+                    continue;
+                }
                 let config = Config::choose(k, target, language, overrides.as_ref())?;
                 let program = generate_batch(&[(k, &config)], target, language)?;
                 written.push(dump(
@@ -133,12 +142,26 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("hipacc-codegen-emit-{}", std::process::id()));
         let kernels = [tk::jacobi(), tk::convolve(5, 5)];
         let files = emit_offline(&dir, &kernels, &targets_from_arg(None).unwrap(), false).unwrap();
-        let per_target: usize = Target::all().iter().map(|t| t.languages.len()).sum();
+        let per_target: usize = Target::all().iter().map(|t| t.languages.len() + 1).sum();
         assert_eq!(files.len(), per_target * kernels.len());
+        let mut wgsl = 0;
         for f in &files {
             let text = std::fs::read_to_string(f).unwrap();
             assert!(text.contains("hipacc_body_"), "{}", f.display());
+            if f.extension().unwrap() == "wgsl" {
+                // What wgpu would do with the file: parse and validate.
+                let module = naga::front::wgsl::parse_str(&text)
+                    .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(&text)));
+                naga::valid::Validator::new(
+                    naga::valid::ValidationFlags::all(),
+                    naga::valid::Capabilities::all(),
+                )
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(&text)));
+                wgsl += 1;
+            }
         }
+        assert_eq!(wgsl, Target::all().len() * kernels.len());
         assert!(files
             .iter()
             .any(|f| f.starts_with(dir.join("h200")) && f.extension().unwrap() == "cu"));

@@ -58,6 +58,7 @@ pub use emit::{
     generate, generate_batch, ArgKind, ConstantSymbol, KernelArg, KernelInfo, Language, Launch,
     Program,
 };
+pub use emit::{wgsl_layout, WgslSlot};
 pub use error::{Error, Result};
 pub use hipacc_core::ir::footprint::Footprint;
 pub use passes::reach::footprints;

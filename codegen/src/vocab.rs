@@ -15,16 +15,20 @@ pub enum Language {
     OpenCl,
     /// CUDA C++ for NVRTC.
     Cuda,
+    /// WGSL compute shaders (wgpu: Vulkan, Metal, DirectX 12).
+    Wgsl,
 }
 
 impl Language {
-    /// Both languages.
+    /// The C languages (WGSL is printed by its own printer, not a C
+    /// dialect).
     pub const ALL: [Language; 2] = [Language::OpenCl, Language::Cuda];
     /// `opencl` or `cuda`.
     pub fn name(self) -> &'static str {
         match self {
             Language::OpenCl => "opencl",
             Language::Cuda => "cuda",
+            Language::Wgsl => "wgsl",
         }
     }
     /// The source file extension, `cl` or `cu`.
@@ -32,6 +36,7 @@ impl Language {
         match self {
             Language::OpenCl => "cl",
             Language::Cuda => "cu",
+            Language::Wgsl => "wgsl",
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum BackendKind {
     OpenCl,
     /// CUDA C generated at run time, compiled with NVRTC.
     Cuda,
+    /// WGSL generated at run time, run through wgpu (Vulkan, Metal,
+    /// DirectX 12); needs the crate's `wgpu` feature.
+    Wgpu,
 }
 
 impl BackendKind {
@@ -34,6 +37,7 @@ impl BackendKind {
             BackendKind::Cpu => "cpu",
             BackendKind::OpenCl => "opencl",
             BackendKind::Cuda => "cuda",
+            BackendKind::Wgpu => "wgpu",
         }
     }
 
@@ -47,6 +51,7 @@ impl BackendKind {
             BackendKind::Cpu => "CPU",
             BackendKind::OpenCl => "OpenCL",
             BackendKind::Cuda => "CUDA",
+            BackendKind::Wgpu => "wgpu",
         }
     }
 }
@@ -124,9 +129,27 @@ impl Device {
         crate::cuda::shared().map(|d| Device::gpu_device(d))
     }
 
+    /// The wgpu backend (WGSL compute shaders) on the first
+    /// high-performance Vulkan, Metal or DirectX 12 adapter, such as Mesa's
+    /// lavapipe on the CPU. An error names what is missing; in a build
+    /// without the crate's `wgpu` feature it says so.
+    pub fn wgpu() -> Result<Device> {
+        #[cfg(feature = "wgpu")]
+        {
+            crate::wgpu::shared().map(|d| Device::gpu_device(d))
+        }
+        #[cfg(not(feature = "wgpu"))]
+        {
+            Err(Error::BackendUnavailable {
+                backend: BackendKind::Wgpu,
+                reason: "this build of hipacc has no `wgpu` feature".into(),
+            })
+        }
+    }
+
     /// The best backend present: CUDA, then an OpenCL GPU, then the native
     /// CPU (an OpenCL CPU device such as PoCL is not preferred over it).
-    /// `HIPACC_BACKEND=cpu|opencl|cuda` selects one explicitly.
+    /// `HIPACC_BACKEND=cpu|opencl|cuda|wgpu` selects one explicitly.
     pub fn auto() -> Result<Device> {
         if let Ok(name) = std::env::var(BACKEND_ENV) {
             let name = name.trim();
@@ -147,12 +170,13 @@ impl Device {
         Ok(Device::cpu())
     }
 
-    /// A device by backend name: `cpu`, `opencl`, `cuda` or `auto`.
+    /// A device by backend name: `cpu`, `opencl`, `cuda`, `wgpu` or `auto`.
     pub fn from_name(name: &str) -> Result<Device> {
         match name.trim().to_ascii_lowercase().as_str() {
             "cpu" => Ok(Device::cpu()),
             "opencl" => Device::opencl(),
             "cuda" => Device::cuda(),
+            "wgpu" => Device::wgpu(),
             "auto" => Device::auto(),
             _ => Err(Error::UnknownBackend(name.to_string())),
         }

@@ -23,7 +23,7 @@ pub enum Error {
         reason: String,
     },
     /// An unknown backend name.
-    #[error("unknown backend `{0}` (expected cpu, opencl, cuda or auto)")]
+    #[error("unknown backend `{0}` (expected cpu, opencl, cuda, wgpu or auto)")]
     UnknownBackend(String),
     /// Generated code failed to build on the device.
     #[error("kernel `{kernel}` failed to build for {device}; source: {source_path}\n{log}")]

@@ -26,6 +26,8 @@ mod pyramid;
 pub mod reduce;
 pub mod trace;
 mod traverse;
+#[cfg(feature = "wgpu")]
+mod wgpu;
 
 pub use device::{BackendKind, Device, BACKEND_ENV};
 pub use error::{Error, Result};

@@ -82,9 +82,11 @@ impl Target {
         }
     }
 
-    /// True when the target's drivers compile `language`.
+    /// True when the target's drivers compile `language`. WGSL runs
+    /// wherever wgpu has a Vulkan, Metal or DirectX 12 driver: on every
+    /// target.
     pub fn supports(&self, language: Language) -> bool {
-        self.languages.contains(&language)
+        language == Language::Wgsl || self.languages.contains(&language)
     }
 }
 

@@ -55,8 +55,10 @@ impl Config {
         let mut shared = 0u64;
         for (acc, fp) in kernel.accessors.iter().zip(&fps) {
             let kind = match fp {
+                // The WGSL printer stages no tiles yet.
                 Some(fp)
                     if class == OperatorClass::Local
+                        && language != Language::Wgsl
                         && acc.interpolation == hipacc_core::Interpolation::None
                         && fp.width().max(fp.height()) >= target.local_memory_threshold =>
                 {

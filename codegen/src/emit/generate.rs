@@ -40,6 +40,9 @@ pub fn generate_batch(
             reason: format!("the target's drivers do not compile {}", language.name()),
         });
     }
+    if language == Language::Wgsl {
+        return super::wgsl::generate_batch(items, target);
+    }
     let d = for_language(language);
     let fp64 = items.iter().any(|(k, _)| uses_f64(k));
     let mut helpers = Helpers::default();
@@ -71,5 +74,6 @@ pub(super) fn for_language(l: Language) -> &'static dyn Dialect {
     match l {
         Language::OpenCl => &OpenCl,
         Language::Cuda => &Cuda,
+        Language::Wgsl => unreachable!("bug: WGSL has its own printer"),
     }
 }

@@ -49,7 +49,7 @@ pub(super) fn comment(
             (MemoryKind::ReadOnly, _) => "read-only path".into(),
             (MemoryKind::Texture, _) => match language {
                 Language::OpenCl => "image2d_t".into(),
-                Language::Cuda => "texture object".into(),
+                Language::Cuda | Language::Wgsl => "texture object".into(),
             },
             (MemoryKind::LocalTile, None) => "local tile".into(),
         };

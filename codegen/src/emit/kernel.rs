@@ -165,7 +165,7 @@ pub(crate) fn emit_kernel(
                 args.push(arg(n.clone(), ArgKind::MaskBuffer(i), ty, None));
                 n
             }
-            (MaskHandling::ConstantMemory, Language::Cuda) => {
+            (MaskHandling::ConstantMemory, Language::Cuda | Language::Wgsl) => {
                 let n = format!("hipacc_{entry}_{}", sanitize(&m.name));
                 let decl = d.mask_symbol(&cty, &n, len);
                 helpers.add(n.clone(), || decl);

@@ -28,13 +28,17 @@ mod prelude;
 mod program;
 mod reads;
 mod reduce;
+mod wgsl;
 
 pub use crate::vocab::Language;
 pub use generate::{generate, generate_batch};
 pub use program::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Launch, Program};
 pub use reduce::{global_entry, global_program, GlobalOp, GLOBAL_BLOCK, LOCAL_BINS};
+pub use wgsl::{wgsl_layout, WgslSlot};
 
 #[cfg(test)]
 mod grid_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wgsl_tests;

@@ -22,6 +22,7 @@ pub(super) fn header(d: &dyn Dialect, target: &Target, fp64: bool) -> String {
         match d.language() {
             Language::OpenCl => "OpenCL C 1.2",
             Language::Cuda => "CUDA C++ (NVRTC)",
+            Language::Wgsl => "WGSL",
         },
         target.name,
         target.description,

@@ -1,0 +1,106 @@
+//! The WGSL printer: every printable family of every test kernel parses and
+//! validates with naga (the front end wgpu uses), with the capabilities of a
+//! device that has `SHADER_F64`.
+
+use super::*;
+use crate::arch::Target;
+use crate::config::{Config, MemoryKind};
+use crate::test_kernels as tk;
+use hipacc_core::ir::Kernel;
+use hipacc_core::Interpolation;
+
+fn validate(source: &str, what: &str) {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{what}: {}\n{source}", e.emit_to_string(source)));
+    let mut v = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    );
+    if let Err(e) = v.validate(&module) {
+        panic!("{what}: {}\n{source}", e.emit_to_string(source));
+    }
+}
+
+fn printable(k: &Kernel, c: &Config) -> bool {
+    k.accessors
+        .iter()
+        .all(|a| a.interpolation == Interpolation::None)
+        && c.memory
+            .iter()
+            .all(|m| matches!(m, MemoryKind::Global | MemoryKind::ReadOnly))
+}
+
+#[test]
+fn every_printable_family_validates() {
+    let t = Target::by_name("pocl").unwrap();
+    let mut printed = 0;
+    for k in tk::all() {
+        let fams: Vec<Config> = Config::families(&k, t)
+            .into_iter()
+            .filter(|c| printable(&k, c))
+            .collect();
+        let items: Vec<(&Kernel, &Config)> = fams.iter().map(|c| (&k, c)).collect();
+        if items.is_empty() {
+            continue;
+        }
+        let p = generate_batch(&items, t, Language::Wgsl).unwrap();
+        assert_eq!(p.language, Language::Wgsl);
+        assert_eq!(p.kernels.len(), fams.len());
+        for info in &p.kernels {
+            assert_eq!(
+                p.source.matches(&format!("\nfn {}(", info.entry)).count(),
+                1
+            );
+        }
+        validate(&p.source, &k.name);
+        printed += 1;
+    }
+    assert!(printed >= 5, "only {printed} test kernels printed");
+}
+
+#[test]
+fn the_chosen_config_prints_for_every_kernel_without_interpolation() {
+    for t in Target::all() {
+        for k in tk::all() {
+            if k.accessors
+                .iter()
+                .any(|a| a.interpolation != Interpolation::None)
+            {
+                continue;
+            }
+            let c = Config::choose(&k, t, Language::Wgsl, None).unwrap();
+            let p = generate(&k, &c, t, Language::Wgsl).unwrap();
+            validate(&p.source, &format!("{} on {}", k.name, t.name));
+        }
+    }
+}
+
+#[test]
+fn tiles_and_interpolation_are_refused_by_name() {
+    let t = Target::by_name("pocl").unwrap();
+    for k in tk::all() {
+        for c in Config::families(&k, t) {
+            if printable(&k, &c) {
+                continue;
+            }
+            let e = generate(&k, &c, t, Language::Wgsl).unwrap_err().to_string();
+            assert!(e.contains("WGSL"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn the_layout_puts_scalars_in_one_uniform_and_buffers_after_it() {
+    let t = Target::by_name("pocl").unwrap();
+    let k = tk::all().into_iter().next().unwrap();
+    let c = Config::choose(&k, t, Language::Wgsl, None).unwrap();
+    let p = generate(&k, &c, t, Language::Wgsl).unwrap();
+    let (slots, size) = wgsl_layout(&p.kernels[0].args);
+    assert_eq!(size % 16, 0);
+    assert_eq!(slots[0], WgslSlot::Binding(1));
+    assert_eq!(slots[1], WgslSlot::Uniform { offset: 0, size: 4 });
+    assert_eq!(slots[2], WgslSlot::Uniform { offset: 4, size: 4 });
+    for (a, s) in p.kernels[0].args.iter().zip(&slots) {
+        assert_eq!(a.scalar.is_some(), matches!(s, WgslSlot::Uniform { .. }));
+    }
+}

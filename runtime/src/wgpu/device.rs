@@ -1,0 +1,131 @@
+//! One wgpu adapter and device with its queue, limits and target of the
+//! architecture model.
+
+use crate::gpu::backend::Facts;
+use crate::gpu::limits::Limits;
+use crate::gpu::GpuDevice;
+use crate::{BackendKind, Error, Result};
+use hipacc_codegen::{DeviceDescription, Target};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Device keys of this backend: distinct from the other backends' and 0.
+static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c30_0000_0000_0001);
+
+/// How to get a Vulkan driver when no adapter is found.
+pub(crate) const INSTALL_HINT: &str =
+    "install a Vulkan driver (GPU vendor driver, or for the CPU: \
+     apt-get install mesa-vulkan-drivers)";
+
+/// A wgpu device ready for launches. One per process (see [`shared`]).
+pub(crate) struct WgDevice {
+    pub(crate) facts: Facts,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    /// The adapter has (and the device enabled) `SHADER_F64`.
+    pub(crate) f64: bool,
+}
+
+fn unavailable(reason: String) -> Error {
+    Error::BackendUnavailable {
+        backend: BackendKind::Wgpu,
+        reason,
+    }
+}
+
+/// The process-wide wgpu device: the first high-performance adapter of any
+/// native backend (found once; later calls share its buffers and kernels).
+pub(crate) fn shared() -> Result<Arc<GpuDevice<WgDevice>>> {
+    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<WgDevice>>, String>> =
+        OnceLock::new();
+    DEVICE
+        .get_or_init(|| {
+            WgDevice::open()
+                .map(|d| Arc::new(GpuDevice::new(d)))
+                .map_err(|e| match e {
+                    Error::BackendUnavailable { reason, .. } => reason,
+                    e => e.to_string(),
+                })
+        })
+        .clone()
+        .map_err(unavailable)
+}
+
+/// The vendor's name for the architecture model, from its PCI id.
+fn vendor(info: &wgpu::AdapterInfo) -> String {
+    match info.vendor {
+        0x10de => "NVIDIA".into(),
+        0x1002 | 0x1022 => "AMD".into(),
+        0x8086 => "Intel".into(),
+        0x106b => "Apple".into(),
+        _ => info.driver.clone(),
+    }
+}
+
+impl WgDevice {
+    fn open() -> Result<WgDevice> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| unavailable(format!("no adapter ({e}): {INSTALL_HINT}")))?;
+        let info = adapter.get_info();
+        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let limits = adapter.limits();
+        let required_features = if f64 {
+            wgpu::Features::SHADER_F64
+        } else {
+            wgpu::Features::empty()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("hipacc"),
+            required_features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| unavailable(format!("requesting a device of {}: {e}", info.name)))?;
+        // Errors are caught in error scopes around each call; one that
+        // escapes them must not abort the process.
+        device.on_uncaptured_error(Arc::new(|e| {
+            eprintln!("hipacc: wgpu: uncaptured error: {e}");
+        }));
+        let is_cpu = info.device_type == wgpu::DeviceType::Cpu;
+        let target = Target::nearest(&DeviceDescription {
+            vendor: vendor(&info),
+            name: info.name.clone(),
+            compute_capability: None,
+            is_cpu,
+        });
+        Ok(WgDevice {
+            facts: Facts {
+                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+                name: info.name.clone(),
+                driver: format!(
+                    "wgpu {:?} / {} {}",
+                    info.backend, info.driver, info.driver_info
+                ),
+                is_gpu: !is_cpu,
+                target,
+                limits: Limits {
+                    max_threads: u64::from(limits.max_compute_invocations_per_workgroup),
+                    max_block: [
+                        u64::from(limits.max_compute_workgroup_size_x),
+                        u64::from(limits.max_compute_workgroup_size_y),
+                    ],
+                    max_shared: u64::from(limits.max_compute_workgroup_storage_size),
+                    images: false,
+                },
+            },
+            device,
+            queue,
+            f64,
+        })
+    }
+}

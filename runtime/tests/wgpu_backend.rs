@@ -1,0 +1,184 @@
+//! The wgpu backend (Mesa's lavapipe in CI) against the evaluator: every
+//! variant family its printer covers (boundary regions on/off, 1/4/8 pixels
+//! per thread, literal and constant-memory masks), `u8` outputs packed in
+//! words, `f64` where the adapter has `SHADER_F64`, and the refusal of what
+//! it does not print.
+//!
+//! Prints a skip line when no adapter is present, unless
+//! `HIPACC_REQUIRE_WGPU` is set (as `.ci/test` does), which makes a missing
+//! adapter a failure.
+
+#![cfg(feature = "wgpu")]
+
+mod gpu_support;
+
+use hipacc::prelude::*;
+use hipacc::Device;
+use hipacc_codegen::{Config, ConfigOverride, MemoryKind};
+use hipacc_core::ir::eval::evaluate_kernel;
+
+fn device() -> Option<Device> {
+    match Device::wgpu() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("HIPACC_REQUIRE_WGPU").is_some() => {
+            panic!("HIPACC_REQUIRE_WGPU is set and the wgpu backend is unavailable: {e}")
+        }
+        Err(e) => {
+            println!("[SKIP] wgpu: {e}");
+            None
+        }
+    }
+}
+
+/// The families the WGSL printer covers: accessors in global memory.
+fn printed(c: &Config) -> bool {
+    c.memory
+        .iter()
+        .all(|m| matches!(m, MemoryKind::Global | MemoryKind::ReadOnly))
+}
+
+/// Pixels from the device and from the evaluator.
+type Pair<T> = (Vec<T>, Vec<T>);
+
+/// The kernel on `device` and on the evaluator over a `w x h` output.
+fn both<K: Kernel>(
+    device: &Device,
+    kernel: &K,
+    (w, h): (usize, usize),
+) -> hipacc::Result<Pair<K::Output>> {
+    let got = Image::<K::Output>::new(w, h).unwrap();
+    let want = Image::<K::Output>::new(w, h).unwrap();
+    evaluate_kernel(kernel, &IterationSpace::full(&want)).unwrap();
+    kernel.execute(device, &IterationSpace::full(&got))?;
+    Ok((got.to_vec().unwrap(), want.to_vec().unwrap()))
+}
+
+#[test]
+fn the_device_reports_its_backend_and_limits() {
+    let Some(d) = device() else { return };
+    assert_eq!(d.kind(), hipacc::BackendKind::Wgpu);
+    assert!(d.name().starts_with("wgpu "), "{}", d.name());
+    assert!(d.target().is_some());
+    assert_eq!(Device::from_name("wgpu").unwrap().kind(), d.kind());
+}
+
+#[test]
+fn variant_families_match_the_evaluator() {
+    if let Some(d) = device() {
+        gpu_support::check_all(&d, false, printed);
+    }
+}
+
+#[test]
+fn constant_memory_masks_match_the_evaluator() {
+    if let Some(d) = device() {
+        gpu_support::check_all(&d, true, printed);
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = u8)]
+struct Invert {
+    input: Accessor<u8>,
+    bias: u8,
+}
+
+#[kernel_body]
+impl Invert {
+    fn kernel(&self) -> u8 {
+        (255 - self.input.at(0, 0)) + self.bias
+    }
+}
+
+/// Neighbouring invocations share the words of a `u8` output: every pixel
+/// of odd widths must land, and pixels outside the iteration space (the
+/// other bytes of the edge words) must stay.
+#[test]
+fn u8_outputs_packed_in_words_keep_their_neighbours() {
+    let Some(d) = device() else { return };
+    for (w, h) in [(1, 1), (3, 2), (127, 33)] {
+        let input = gpu_support::u8_image(w, h, 7);
+        let k = Invert {
+            input: Accessor::new(&input),
+            bias: 3,
+        };
+        let (got, want) = both(&d, &k, (w, h)).unwrap();
+        assert_eq!(got, want, "{w}x{h}");
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f64)]
+struct Blend {
+    a: Accessor<f64>,
+    b: Accessor<f64>,
+    t: f64,
+}
+
+#[kernel_body]
+impl Blend {
+    fn kernel(&self) -> f64 {
+        self.a.at(-1, 0) * (1.0 - self.t) + self.b.at(0, 1) * self.t
+    }
+}
+
+/// `f64` runs in double precision where the adapter has `SHADER_F64`: a
+/// sum that loses its low part in `f32` comes back exact.
+#[test]
+fn f64_runs_in_double_precision() {
+    let Some(d) = device() else { return };
+    let (w, h) = (37, 11);
+    let a = Image::from_fn(w, h, |x, y| 1.0e9 + (x * 3 + y) as f64 * 1.0e-3).unwrap();
+    let b = Image::from_fn(w, h, |x, y| (x + y * 7) as f64 * 0.125 + 1.0e-7).unwrap();
+    let k = Blend {
+        a: Accessor::new(&a).with_boundary(Boundary::Mirror),
+        b: Accessor::new(&b).with_boundary(Boundary::Constant(2.5)),
+        t: 0.25,
+    };
+    match both(&d, &k, (w, h)) {
+        Ok((got, want)) => {
+            for (g, e) in got.iter().zip(want) {
+                assert!((g - e).abs() <= e.abs() * 1e-15, "{g} vs {e}");
+            }
+        }
+        Err(e) => {
+            let m = e.to_string();
+            assert!(m.contains("SHADER_F64"), "{m}");
+        }
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Box5 {
+    input: Accessor<f32>,
+    dom: Domain,
+}
+
+#[kernel_body]
+impl Box5 {
+    fn kernel(&self) -> f32 {
+        reduce(&self.dom, Sum, |dx, dy| self.input.at(dx, dy))
+    }
+}
+
+/// A variant the printer does not cover (local tiles) is refused with an
+/// error that names WGSL, never run as something else.
+#[test]
+fn local_tiles_are_refused_by_name() {
+    let Some(d) = device() else { return };
+    let input = gpu_support::f32_image(20, 9, 5);
+    let k = Box5 {
+        input: Accessor::new(&input).with_boundary(Boundary::Clamp),
+        dom: Domain::new(5, 5).unwrap(),
+    };
+    let tiles = ConfigOverride::parse("memory=local").unwrap();
+    let e = both(&d.with_override(tiles), &k, (20, 9))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("WGSL"), "{e}");
+    let (got, want) = both(&d, &k, (20, 9)).unwrap();
+    for (g, e) in got.iter().zip(want) {
+        assert!((g - e).abs() <= e.abs() * 1e-6 + 1e-6, "{g} vs {e}");
+    }
+}
