@@ -39,7 +39,7 @@ pub fn process_grid(ranks: usize, width: usize, height: usize) -> (usize, usize)
     let ranks = ranks.max(1);
     let mut best = (ranks, 1);
     let mut best_cost = f64::INFINITY;
-    for px in (1..=ranks).rev().filter(|px| ranks % px == 0) {
+    for px in (1..=ranks).rev().filter(|px| ranks.is_multiple_of(*px)) {
         let py = ranks / px;
         let cost = width as f64 / px as f64 + height as f64 / py as f64;
         if cost < best_cost - 1e-9 {
