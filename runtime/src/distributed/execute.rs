@@ -165,9 +165,9 @@ pub fn execute<'a, K: Kernel>(
     let mut stats = LaunchStats::default();
     let mut done: Vec<u64> = Vec::new();
     for (r, fp) in reads.inputs.iter().zip(&needs) {
-        if let Some(fp) = fp {
+        if let Some(fp) = fp.filter(|fp| *fp != Footprint::ZERO) {
             if !done.contains(&r.local_id()) {
-                stats.exchange += r.exchange(*fp)?;
+                stats.exchange += r.exchange(fp)?;
                 done.push(r.local_id());
             }
         }

@@ -56,11 +56,13 @@ fn for_each_needed<T>(
     let y0 = by + fp.min_dy.min(0) as i64;
     let y1 = by + bh + fp.max_dy.max(0) as i64;
     for gy in y0..y1 {
-        let inside_rows = (by..by + bh).contains(&gy);
-        for gx in x0..x1 {
-            if inside_rows && (bx..bx + bw).contains(&gx) {
-                continue;
-            }
+        // Rows of the block: only the columns left and right of it.
+        let skip = if (by..by + bh).contains(&gy) {
+            bx..bx + bw
+        } else {
+            x0..x0
+        };
+        for gx in (x0..skip.start).chain(skip.end..x1) {
             f(
                 gx,
                 gy,
