@@ -14,6 +14,8 @@ pub mod conformance;
 mod cpu;
 pub mod cuda;
 mod device;
+#[cfg(feature = "distributed")]
+pub mod distributed;
 mod error;
 mod execute;
 pub mod explore;

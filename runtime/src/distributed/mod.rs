@@ -1,0 +1,158 @@
+//! Images split across MPI ranks (the `distributed` feature).
+//!
+//! A [`Grid`] splits a global extent into one block per rank (a 2-D process
+//! grid chosen from the rank count: [`process_grid`]). A [`DistImage`]
+//! holds this rank's block as an ordinary [`Image`](crate::Image) with a
+//! halo. [`execute`] runs a kernel on distributed images: the halo each
+//! input needs is the kernel's footprint from its IR (never declared), only
+//! those pixels are exchanged, with non-blocking sends and receives, and the
+//! kernel's boundary condition is applied at the global edges only, all six
+//! modes (Repeat and Mirror take their pixels from the far rank). The
+//! results are bit-identical to the single-process run for any rank count.
+//! [`sum`], [`min`] and [`max`] reduce over all ranks.
+//!
+//! ```no_run
+//! use hipacc::distributed::{self, DistImage, Grid};
+//! use hipacc::prelude::*;
+//! use std::rc::Rc;
+//!
+//! #[derive(Kernel)]
+//! #[kernel(output = f32)]
+//! struct Blur { input: Accessor<f32> }
+//!
+//! #[kernel_body]
+//! impl Blur {
+//!     fn kernel(&self) -> f32 {
+//!         (self.input.at(-1, 0) + self.input.at(0, 0) + self.input.at(1, 0)) / 3.0
+//!     }
+//! }
+//!
+//! let universe = distributed::initialize()?;
+//! let grid = Rc::new(Grid::new(&universe.world(), 1000, 700)?);
+//! let input = DistImage::from_fn(&grid, |x, y| (x * y) as f32)?;
+//! let output = DistImage::<f32>::new(&grid)?;
+//! distributed::execute(&Device::cpu(), &output, |reads| Blur {
+//!     input: reads.accessor(&input, Boundary::Mirror),
+//! })?;
+//! if let Some(image) = output.gather(0)? {
+//!     println!("{} x {}", image.width(), image.height());
+//! }
+//! # Ok::<(), distributed::DistError>(())
+//! ```
+
+mod execute;
+mod grid;
+mod halo;
+mod image;
+
+pub use execute::{execute, LaunchStats, Reads};
+pub use grid::{process_grid, Block, Grid};
+pub use halo::ExchangeStats;
+pub use image::DistImage;
+pub use mpi;
+
+use crate::Device;
+use hipacc_core::image::{as_bytes, as_bytes_mut};
+use hipacc_core::{Pixel, Reducible};
+use mpi::traits::*;
+
+/// Errors of distributed execution.
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    /// A local operation failed.
+    #[error(transparent)]
+    Local(#[from] crate::Error),
+    /// The ranks passed different sizes to [`Grid::new`].
+    #[error(
+        "ranks disagree on the image size: rank 0 has {}x{}, rank {rank} has {}x{}",
+        rank0.0, rank0.1, size.0, size.1
+    )]
+    SizeMismatch {
+        /// Rank 0's size.
+        rank0: (usize, usize),
+        /// The first rank that differs.
+        rank: usize,
+        /// Its size.
+        size: (usize, usize),
+    },
+    /// The extent has fewer columns or rows than the process grid.
+    #[error(
+        "a {width}x{height} image is too small to split over {ranks} ranks (a {px}x{py} grid)"
+    )]
+    TooSmall {
+        /// Global width.
+        width: usize,
+        /// Global height.
+        height: usize,
+        /// Rank count.
+        ranks: usize,
+        /// Ranks along x.
+        px: usize,
+        /// Ranks along y.
+        py: usize,
+    },
+    /// A kernel reads at offsets the footprint analysis cannot bound.
+    #[error("kernel `{kernel}`: the footprint of accessor `{accessor}` is unbounded, so its halo is unknown")]
+    UnboundedFootprint {
+        /// Kernel name.
+        kernel: &'static str,
+        /// Accessor field.
+        accessor: String,
+    },
+    /// MPI could not be initialised (or was already).
+    #[error("MPI is unavailable or already initialised")]
+    NoMpi,
+    /// An API misuse.
+    #[error("{0}")]
+    Usage(&'static str),
+}
+
+impl From<hipacc_core::Error> for DistError {
+    fn from(e: hipacc_core::Error) -> Self {
+        DistError::Local(e.into())
+    }
+}
+
+/// `Result` with [`DistError`].
+pub type DistResult<T> = std::result::Result<T, DistError>;
+
+/// Initialises MPI; keep the universe alive while distributed images exist.
+pub fn initialize() -> DistResult<mpi::environment::Universe> {
+    mpi::initialize().ok_or(DistError::NoMpi)
+}
+
+/// Every rank's `value`, in rank order. Collective.
+fn all_gather<T: Pixel>(grid: &Grid, value: T) -> Vec<T> {
+    let mut all = vec![T::default(); grid.ranks()];
+    grid.comm()
+        .all_gather_into(as_bytes(&[value]), as_bytes_mut(&mut all));
+    all
+}
+
+/// The sum of all pixels, in `f64`. Collective; every rank gets it.
+///
+/// Each rank sums its block as [`reduce::sum`](crate::reduce::sum) does
+/// and the block sums are added in rank order, so the result depends on the
+/// rank count within `f64` rounding (about 1e-15 relative), not more.
+pub fn sum<T: Pixel + Into<f64>>(device: &Device, image: &DistImage<T>) -> DistResult<f64> {
+    let local = crate::reduce::sum(device, &image.local(), Some(image.interior()))?;
+    Ok(all_gather(image.grid(), local).into_iter().sum())
+}
+
+/// The smallest pixel (lane-wise for vectors). Collective; exact.
+pub fn min<T: Pixel>(device: &Device, image: &DistImage<T>) -> DistResult<T> {
+    let local = crate::reduce::min(device, &image.local(), Some(image.interior()))?;
+    Ok(all_gather(image.grid(), local)
+        .into_iter()
+        .reduce(Reducible::r_min)
+        .unwrap_or(local))
+}
+
+/// The largest pixel (lane-wise for vectors). Collective; exact.
+pub fn max<T: Pixel>(device: &Device, image: &DistImage<T>) -> DistResult<T> {
+    let local = crate::reduce::max(device, &image.local(), Some(image.interior()))?;
+    Ok(all_gather(image.grid(), local)
+        .into_iter()
+        .reduce(Reducible::r_max)
+        .unwrap_or(local))
+}

@@ -1,0 +1,360 @@
+//! Distributed execution is independent of the rank count.
+//!
+//! Run plainly (`cargo test --features distributed --test distributed`),
+//! this binary launches itself under `mpirun` with 1, 2, 3 and 4 ranks
+//! (`HIPACC_MPI_RANKS=2,4` picks others; beyond the core count with
+//! `--oversubscribe`) and fails unless every run passes. Under `mpirun` it
+//! is one rank of the check: every rank computes the single-process result
+//! on the global images, runs the same kernels on distributed images, and
+//! rank 0 compares the gathered results bit for bit; a difference aborts
+//! all ranks with a nonzero status. Stencils (a 5x5 mask, an asymmetric
+//! reach of 3, two inputs with different boundaries, a chain) run on every
+//! boundary mode and odd sizes, including blocks narrower than the halo.
+//! The misuse runs check that ranks disagreeing on the size and a grid too
+//! small to split are refused with one clear message.
+
+use hipacc::distributed::mpi::traits::*;
+use hipacc::distributed::{self, DistError, DistImage, Grid};
+use hipacc::prelude::*;
+use std::process::Command;
+use std::rc::Rc;
+
+const MODE_ENV: &str = "HIPACC_DIST_TEST_MODE";
+const PASSED: &str = "distributed checks passed:";
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Blur {
+    input: Accessor<f32>,
+    mask: Mask<f32>,
+}
+
+#[kernel_body]
+impl Blur {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx, dy)
+        })
+    }
+}
+
+/// Reaches 3 columns left and 2 rows down, 1 right and 1 up.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Skew {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Skew {
+    fn kernel(&self) -> f32 {
+        self.input.at(-3, 2) * 0.5 + self.input.at(1, -1) - self.input.at(0, 0) * 0.25
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Pair {
+    a: Accessor<f32>,
+    b: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Pair {
+    fn kernel(&self) -> f32 {
+        self.a.at(-1, 0) * 3.0 + self.b.at(0, 1) - self.a.at(1, 1)
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Scale {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Scale {
+    fn kernel(&self) -> f32 {
+        self.input.at(0, 0) * 2.0 + 1.0
+    }
+}
+
+fn boundaries() -> Vec<Boundary<f32>> {
+    vec![
+        Boundary::Clamp,
+        Boundary::Repeat,
+        Boundary::Mirror,
+        Boundary::MirrorInterior,
+        Boundary::Constant(-7.5),
+    ]
+}
+
+fn mask() -> Mask<f32> {
+    let c: Vec<f32> = (0..25).map(|i| 1.0 / (1.0 + (i * 7 % 11) as f32)).collect();
+    Mask::from_vec(5, 5, c).expect("mask")
+}
+
+fn pattern(seed: u32) -> impl Fn(usize, usize) -> f32 {
+    move |x, y| {
+        let h = (x as u32).wrapping_mul(2654435761) ^ (y as u32).wrapping_mul(40503) ^ seed;
+        (h % 1000) as f32 / 37.0 - 9.0
+    }
+}
+
+struct Checker<'w> {
+    world: &'w hipacc::distributed::mpi::topology::SimpleCommunicator,
+    checks: usize,
+}
+
+impl Checker<'_> {
+    /// Rank 0 compares the gathered result with the reference bit for bit.
+    fn same(&mut self, what: &str, expected: &Image<f32>, got: &DistImage<f32>) {
+        let gathered = got.gather(0).expect("gather");
+        if let Some(g) = gathered {
+            let (e, g) = (expected.to_vec().expect("read"), g.to_vec().expect("read"));
+            if let Some(i) = (0..e.len()).find(|&i| e[i].to_bits() != g[i].to_bits()) {
+                let w = expected.width();
+                eprintln!(
+                    "MISMATCH {what} with {} ranks at ({}, {}): expected {}, got {}",
+                    self.world.size(),
+                    i % w,
+                    i / w,
+                    e[i],
+                    g[i]
+                );
+                self.world.abort(1);
+            }
+        }
+        self.checks += 1;
+    }
+
+    fn close(&mut self, what: &str, expected: f64, got: f64, tolerance: f64) {
+        if (expected - got).abs() > tolerance * expected.abs().max(1.0) {
+            eprintln!("MISMATCH {what}: expected {expected}, got {got}");
+            self.world.abort(1);
+        }
+        self.checks += 1;
+    }
+}
+
+fn single<K: Kernel<Output = f32>>(w: usize, h: usize, k: impl Fn() -> K) -> Image<f32> {
+    let _ = (w, h);
+    let kernel = k();
+    let out = Image::new(w, h).expect("image");
+    kernel
+        .execute(&Device::cpu(), &IterationSpace::full(&out))
+        .expect("single-process run");
+    out
+}
+
+fn check_size(
+    world: &hipacc::distributed::mpi::topology::SimpleCommunicator,
+    c: &mut Checker,
+    w: usize,
+    h: usize,
+) {
+    let dev = Device::cpu();
+    let grid = Rc::new(Grid::new(world, w, h).expect("grid"));
+    let src = Image::from_fn(w, h, pattern(1)).expect("image");
+    let src2 = Image::from_fn(w, h, pattern(2)).expect("image");
+    let din = DistImage::from_fn(&grid, pattern(1)).expect("dist");
+    let din2 = DistImage::scatter(&grid, 0, (grid.rank() == 0).then_some(&src2)).expect("scatter");
+
+    for b in boundaries() {
+        let what = format!("5x5 mask {w}x{h} {b:?}");
+        let expected = single(w, h, || Blur {
+            input: Accessor::new(&src).with_boundary(b),
+            mask: mask(),
+        });
+        let out = DistImage::new(&grid).expect("dist");
+        distributed::execute(&dev, &out, |r| Blur {
+            input: r.accessor(&din, b),
+            mask: mask(),
+        })
+        .expect(&what);
+        c.same(&what, &expected, &out);
+
+        let what = format!("skewed reach {w}x{h} {b:?}");
+        let expected = single(w, h, || Skew {
+            input: Accessor::new(&src).with_boundary(b),
+        });
+        let out = DistImage::new(&grid).expect("dist");
+        distributed::execute(&dev, &out, |r| Skew {
+            input: r.accessor(&din, b),
+        })
+        .expect(&what);
+        c.same(&what, &expected, &out);
+
+        // Two inputs, each with its own boundary; then a chain that reads
+        // the first result (its halo is regrown and exchanged again).
+        let other = Boundary::Repeat;
+        let what = format!("two inputs {w}x{h} {b:?} + Repeat, then a chain");
+        let pair = single(w, h, || Pair {
+            a: Accessor::new(&src).with_boundary(b),
+            b: Accessor::new(&src2).with_boundary(other),
+        });
+        let expected = single(w, h, || Skew {
+            input: Accessor::new(&pair).with_boundary(other),
+        });
+        let mid = DistImage::new(&grid).expect("dist");
+        distributed::execute(&dev, &mid, |r| Pair {
+            a: r.accessor(&din, b),
+            b: r.accessor(&din2, other),
+        })
+        .expect(&what);
+        let out = DistImage::new(&grid).expect("dist");
+        distributed::execute(&dev, &out, |r| Skew {
+            input: r.accessor(&mid, other),
+        })
+        .expect(&what);
+        c.same(&what, &expected, &out);
+    }
+
+    // Undefined: only reads inside the image are valid, so a point-wise kernel.
+    let what = format!("point-wise {w}x{h} Undefined");
+    let expected = single(w, h, || Scale {
+        input: Accessor::new(&src),
+    });
+    let out = DistImage::new(&grid).expect("dist");
+    distributed::execute(&dev, &out, |r| Scale {
+        input: r.accessor(&din, Boundary::Undefined),
+    })
+    .expect(&what);
+    c.same(&what, &expected, &out);
+
+    // Reductions: min and max exact, the sum to f64 rounding.
+    let e_min = hipacc::reduce::min(&dev, &expected, None).expect("min");
+    let e_max = hipacc::reduce::max(&dev, &expected, None).expect("max");
+    let e_sum = hipacc::reduce::sum(&dev, &expected, None).expect("sum");
+    c.close(
+        "min",
+        e_min as f64,
+        distributed::min(&dev, &out).expect("min") as f64,
+        0.0,
+    );
+    c.close(
+        "max",
+        e_max as f64,
+        distributed::max(&dev, &out).expect("max") as f64,
+        0.0,
+    );
+    c.close(
+        "sum",
+        e_sum,
+        distributed::sum(&dev, &out).expect("sum"),
+        1e-13,
+    );
+}
+
+fn rank_main(mode: &str) {
+    let universe = distributed::initialize().expect("MPI");
+    let world = universe.world();
+    match mode {
+        "sizes" => {
+            // Rank 1 disagrees on the height.
+            let h = if world.rank() == 1 { 9 } else { 8 };
+            match Grid::new(&world, 10, h) {
+                Err(e @ DistError::SizeMismatch { .. }) => {
+                    if world.rank() == 0 {
+                        println!("refused: {e}");
+                    }
+                }
+                other => {
+                    eprintln!("size mismatch not refused: {other:?}");
+                    world.abort(1);
+                }
+            }
+        }
+        "small" => match Grid::new(&world, 1, 1) {
+            Err(e @ DistError::TooSmall { .. }) => {
+                if world.rank() == 0 {
+                    println!("refused: {e}");
+                }
+            }
+            other => {
+                eprintln!("too small a grid not refused: {other:?}");
+                world.abort(1);
+            }
+        },
+        _ => {
+            let mut c = Checker {
+                world: &world,
+                checks: 0,
+            };
+            for (w, h) in [(37, 23), (7, 5), (64, 3), (2, 41)] {
+                check_size(&world, &mut c, w, h);
+            }
+            if world.rank() == 0 {
+                println!("{PASSED} {} with {} ranks", c.checks, world.size());
+            }
+        }
+    }
+}
+
+fn mpirun(ranks: usize, mode: &str) -> (bool, String) {
+    let exe = std::env::current_exe().expect("test binary");
+    let out = Command::new("mpirun")
+        .args(["--oversubscribe", "-np", &ranks.to_string()])
+        .arg(&exe)
+        .env(MODE_ENV, mode)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun (Open MPI's `openmpi-bin`) must be installed");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+fn main() {
+    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
+        rank_main(&std::env::var(MODE_ENV).unwrap_or_default());
+        return;
+    }
+    let ranks: Vec<usize> = std::env::var("HIPACC_MPI_RANKS")
+        .unwrap_or_else(|_| "1,2,3,4".into())
+        .split(',')
+        .map(|r| {
+            r.trim()
+                .parse()
+                .expect("HIPACC_MPI_RANKS: comma-separated rank counts")
+        })
+        .collect();
+    let mut failed = false;
+    for &n in &ranks {
+        let (ok, text) = mpirun(n, "check");
+        let passed = ok && text.contains(PASSED);
+        println!("{n} ranks: {}", if passed { "ok" } else { "FAILED" });
+        if !passed {
+            println!("{text}");
+            failed = true;
+        }
+    }
+    let (ok, text) = mpirun(2, "sizes");
+    let refused =
+        ok && text.contains("ranks disagree on the image size: rank 0 has 10x8, rank 1 has 10x9");
+    println!(
+        "size disagreement refused: {}",
+        if refused { "ok" } else { "FAILED" }
+    );
+    failed |= !refused;
+    if !refused {
+        println!("{text}");
+    }
+    let (ok, text) = mpirun(2, "small");
+    let refused = ok && text.contains("too small to split over 2 ranks");
+    println!(
+        "too small a grid refused: {}",
+        if refused { "ok" } else { "FAILED" }
+    );
+    failed |= !refused;
+    if !refused {
+        println!("{text}");
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}
