@@ -115,7 +115,7 @@ fn opencl_matches_cpu_for_every_filter_and_boundary() {
 }
 
 #[test]
-fn emit_writes_opencl_and_cuda_sources_without_a_device() {
+fn emit_writes_opencl_cuda_and_wgsl_sources_without_a_device() {
     let dir = tempfile::tempdir().unwrap();
     let emit = dir.path().join("src");
     let out = filters(&["--emit", path_str(&emit)]);
@@ -142,7 +142,8 @@ fn emit_writes_opencl_and_cuda_sources_without_a_device() {
         );
     }
 
-    // One filter, one target: PoCL speaks OpenCL only.
+    // One filter, one target: PoCL speaks OpenCL (not CUDA); WGSL is
+    // printed for every target.
     let one = dir.path().join("one");
     let args = [
         "sobel",
@@ -155,12 +156,17 @@ fn emit_writes_opencl_and_cuda_sources_without_a_device() {
     ];
     let out = filters(&args);
     assert_success(&out, "--emit --target pocl");
-    let names: Vec<_> = std::fs::read_dir(one.join("pocl"))
+    let mut names: Vec<_> = std::fs::read_dir(one.join("pocl"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(names.len(), 1, "{names:?}");
-    assert!(names[0].starts_with("Sobel__") && names[0].ends_with(".cl"));
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("Sobel__")), "{names:?}");
+    assert!(
+        names[0].ends_with(".cl") && names[1].ends_with(".wgsl"),
+        "{names:?}"
+    );
     assert_eq!(std::fs::read_dir(&one).unwrap().count(), 1);
 
     let out = filters(&["--target", "list"]);
