@@ -118,6 +118,13 @@ pub fn global_program(pixel: Type, target: &Target, language: Language) -> Resul
             reason: format!("no global operators on pixels of type {pixel:?}"),
         });
     }
+    if language == Language::Wgsl {
+        // The C printer's dialects only: the runtime reduces on the host.
+        return Err(Error::Unsupported {
+            kernel: "global operators".into(),
+            reason: "no global operators are printed in WGSL".into(),
+        });
+    }
     let d = for_language(language);
     let mut source = header(d, target, true);
     let mut kernels = Vec::new();
@@ -374,4 +381,16 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
         checked: vec![false],
     };
     Ok((s, info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wgsl_has_no_global_operators_so_the_runtime_reduces_on_the_host() {
+        let target = Target::lookup("pocl").unwrap();
+        assert!(global_program(Type::F32, target, Language::Wgsl).is_err());
+        assert!(global_program(Type::F32, target, Language::OpenCl).is_ok());
+    }
 }
