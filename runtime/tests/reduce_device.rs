@@ -54,14 +54,17 @@ const SIZES: [(usize, usize); 7] = [
     (2, 3),
 ];
 
-fn opencl() -> Option<Device> {
-    match Device::opencl() {
-        Ok(d) => Some(d),
-        Err(e) => {
-            println!("[SKIP] opencl: {e}");
-            None
+/// The GPU devices present (OpenCL, CUDA), each missing one named by a
+/// `[SKIP]` line.
+fn devices() -> Vec<Device> {
+    let mut out = Vec::new();
+    for (name, d) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
+        match d {
+            Ok(d) => out.push(d),
+            Err(e) => println!("[SKIP] {name}: {e}"),
         }
     }
+    out
 }
 
 type Copy<T> = Box<dyn Fn(&Device, &Image<T>)>;
@@ -142,7 +145,12 @@ fn copy_rgba(a: Accessor<Rgba<u8>>) -> Copy<Rgba<u8>> {
 
 #[test]
 fn u8_reductions_and_histograms_on_the_device_equal_the_host() {
-    let Some(dev) = opencl() else { return };
+    for dev in devices() {
+        u8_reductions_and_histograms_on(dev);
+    }
+}
+
+fn u8_reductions_and_histograms_on(dev: Device) {
     let mut rng = Rng(0x5eed);
     for (w, h) in SIZES {
         let data: Vec<u8> = (0..w * h).map(|_| (rng.next() % 256) as u8).collect();
@@ -184,7 +192,12 @@ fn u8_reductions_and_histograms_on_the_device_equal_the_host() {
 
 #[test]
 fn float_reductions_on_the_device_equal_the_host() {
-    let Some(dev) = opencl() else { return };
+    for dev in devices() {
+        float_reductions_on(dev);
+    }
+}
+
+fn float_reductions_on(dev: Device) {
     let mut rng = Rng(0xf10a7);
     for (w, h) in SIZES {
         let f: Vec<f32> = (0..w * h)
@@ -235,7 +248,12 @@ fn float_reductions_on_the_device_equal_the_host() {
 
 #[test]
 fn nan_regions_and_rgba_on_the_device() {
-    let Some(dev) = opencl() else { return };
+    for dev in devices() {
+        nan_regions_and_rgba_on(dev);
+    }
+}
+
+fn nan_regions_and_rgba_on(dev: Device) {
     let mut rng = Rng(0xabc);
     let (w, h) = (37, 23);
     // NaN is ignored unless every pixel is NaN.

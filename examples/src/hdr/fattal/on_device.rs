@@ -51,14 +51,16 @@ mod tests {
     }
 
     #[test]
-    fn percentiles_and_extremes_on_pocl_equal_the_host_bit_for_bit() {
-        let dev = match Device::opencl() {
-            Ok(d) => d,
-            Err(e) => {
-                println!("[SKIP] opencl: {e}");
-                return;
+    fn percentiles_and_extremes_on_gpu_devices_equal_the_host_bit_for_bit() {
+        for (name, dev) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
+            match dev {
+                Ok(dev) => percentiles_and_extremes_equal_the_host(&dev),
+                Err(e) => println!("[SKIP] {name}: {e}"),
             }
-        };
+        }
+    }
+
+    fn percentiles_and_extremes_equal_the_host(dev: &Device) {
         // A wide, uneven spread of log luminances, on a prime-sized image.
         let (w, h) = (211, 97);
         let mut s = 0x9e37_79b9_u32;
@@ -76,17 +78,17 @@ mod tests {
         Copy {
             input: Accessor::new(&host),
         }
-        .execute(&dev, &IterationSpace::full(&u))
+        .execute(dev, &IterationSpace::full(&u))
         .unwrap();
         let cpu = Device::cpu();
         for (black, white) in [(1.0, 5.0), (0.5, 0.5), (10.0, 20.0)] {
             let want = percentiles(&cpu, &host, black, white).unwrap();
-            let got = percentiles(&dev, &u, black, white).unwrap();
+            let got = percentiles(dev, &u, black, white).unwrap();
             assert_eq!(got.0.to_bits(), want.0.to_bits(), "{black}/{white}");
             assert_eq!(got.1.to_bits(), want.1.to_bits(), "{black}/{white}");
         }
         assert_eq!(
-            reduce::min(&dev, &u, None).unwrap(),
+            reduce::min(dev, &u, None).unwrap(),
             reduce::min(&cpu, &host, None).unwrap()
         );
         assert!(
