@@ -37,7 +37,7 @@ use hipacc::core::ir;
 use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
 use hipacc::prelude::*;
 use hipacc::reduce;
-use hipacc::Result;
+use hipacc::{BackendKind, Result};
 use std::cell::RefCell;
 use std::time::Instant;
 
@@ -329,28 +329,39 @@ fn pipeline(
     let (llo, lhi) = ((params.gamma * ulo).exp(), (params.gamma * uhi).exp());
     lap("normalise")?;
 
-    let out = Image::<Rgba<f32>>::new(w, h)?;
     let (encode, srgb, inv_display_gamma) = match encoding {
         Encoding::Gamma(g) => (1, 0, 1.0 / g),
         Encoding::Srgb => (1, 1, 1.0),
         Encoding::Linear => (0, 0, 1.0),
     };
-    r.run(
-        Colour {
-            rgb: Accessor::new(input),
-            y: Accessor::new(&y),
-            u: Accessor::new(&u),
-            gamma: params.gamma,
-            lo: llo,
-            inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
-            saturation: params.saturation,
-            inv_display_gamma,
-            encode,
-            srgb,
-            scale,
-        },
-        &out,
-    )?;
+    let colour = Colour {
+        rgb: Accessor::new(input),
+        y: Accessor::new(&y),
+        u: Accessor::new(&u),
+        gamma: params.gamma,
+        lo: llo,
+        inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
+        saturation: params.saturation,
+        inv_display_gamma,
+        encode,
+        srgb,
+        scale,
+    };
+    // On the CPU the stage runs as vector code of its own where it can
+    // (see `host_colour`), except when the kernel is being recorded.
+    let on_host = if r.record.is_none() && dev.kind() == BackendKind::Cpu {
+        host_colour::colour(&colour, input, &y, &u)?
+    } else {
+        None
+    };
+    let out = match on_host {
+        Some(out) => out,
+        None => {
+            let out = Image::<Rgba<f32>>::new(w, h)?;
+            r.run(colour, &out)?;
+            out
+        }
+    };
     lap("colour")?;
 
     Ok((
@@ -479,6 +490,25 @@ fn fine_counts(u: &Image<f32>, lo: f64, top: f64, bins: [usize; 2]) -> Result<[[
     Ok(counts)
 }
 
+#[cfg(target_arch = "x86_64")]
+mod host_colour;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
+/// Elsewhere the colour stage is always the kernel.
+#[cfg(not(target_arch = "x86_64"))]
+mod host_colour {
+    use crate::hdr::kernels::Colour;
+    use hipacc::prelude::*;
+
+    pub(super) fn colour(
+        _: &Colour,
+        _: &Image<Rgba<f32>>,
+        _: &Image<f32>,
+        _: &Image<f32>,
+    ) -> hipacc::Result<Option<Image<Rgba<f32>>>> {
+        Ok(None)
+    }
+}
 mod on_device;
 
 #[cfg(test)]
