@@ -15,11 +15,15 @@
 //! - [`job`]: one run of `hdr-compress` (read, tone-map, write, timings).
 //! - [`batch`]: many files into a directory, several at a time.
 //! - [`interrupt`]: removing unfinished files when a signal stops a run.
+//! - [`huge_alloc`]: the allocator of `hdr-compress`, large blocks on huge
+//!   pages.
 
 pub mod batch;
 pub mod exr;
 pub mod fattal;
 pub mod guard;
+#[cfg(target_os = "linux")]
+pub mod huge_alloc;
 pub mod input;
 pub mod interrupt;
 pub mod job;

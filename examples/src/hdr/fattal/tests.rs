@@ -209,20 +209,24 @@ fn each_stage_matches_a_host_computation() {
 #[test]
 fn the_colour_stage_matches_the_formula() {
     let dev = Device::cpu();
-    let input = hdr_image(5, 4);
+    // 13x3: groups of eight lanes with a partial one at the end, and a
+    // black pixel (Y = 0).
+    let (w, h) = (13, 3);
+    let n = w * h;
+    let input = hdr_image(w, h);
+    input.write().expect("rgb")[7] = Rgba::new(0.0, 0.0, 0.0, 1.0);
     let rgb = input.to_vec().expect("rgb");
     let y: Vec<f32> = rgb
         .iter()
         .map(|p| 0.2126 * p.r + 0.7152 * p.g + 0.0722 * p.b)
         .collect();
-    let u: Vec<f32> = (0..20).map(|i| i as f32 * 0.1 - 1.0).collect();
+    let u: Vec<f32> = (0..n).map(|i| i as f32 * 0.1 - 1.0).collect();
     let (yimg, uimg) = (
-        Image::from_vec(5, 4, y.clone()).expect("y"),
-        Image::from_vec(5, 4, u.clone()).expect("u"),
+        Image::from_vec(w, h, y.clone()).expect("y"),
+        Image::from_vec(w, h, u.clone()).expect("u"),
     );
-    let out = Image::<Rgba<f32>>::new(5, 4).expect("out");
     let (gamma, lo, hi, s) = (0.8f32, 0.6f32, 2.0f32, 0.8f32);
-    Colour {
+    let kernel = Colour {
         rgb: Accessor::new(&input),
         y: Accessor::new(&yimg),
         u: Accessor::new(&uimg),
@@ -234,18 +238,29 @@ fn the_colour_stage_matches_the_formula() {
         encode: 1,
         srgb: 0,
         scale: 1.0,
-    }
-    .execute(&dev, &IterationSpace::full(&out))
-    .expect("colour");
-    let got = out.to_vec().expect("out");
-    for i in 0..20 {
-        let l = (((gamma * u[i]).exp() - lo) / (hi - lo)).max(0.0);
-        let enc = |c: f32| ((c / y[i]).powf(s) * l).clamp(0.0, 1.0).powf(1.0 / 2.2);
-        close(
-            &[got[i].r, got[i].g, got[i].b],
-            &[enc(rgb[i].r), enc(rgb[i].g), enc(rgb[i].b)],
-            1e-5,
-        );
+    };
+    let on_host = host_colour::colour(&kernel, &input, &yimg, &uimg).expect("host colour");
+    let out = Image::<Rgba<f32>>::new(w, h).expect("out");
+    kernel
+        .execute(&dev, &IterationSpace::full(&out))
+        .expect("colour");
+    let mut results = vec![("kernel", out.to_vec().expect("out"))];
+    // The host version exists on x86-64 processors with AVX2 and FMA.
+    results.extend(on_host.map(|img| ("host", img.to_vec().expect("host out"))));
+    for (name, got) in results {
+        for i in 0..n {
+            let l = (((gamma * u[i]).exp() - lo) / (hi - lo)).max(0.0);
+            let enc = |c: f32| {
+                if y[i] > 0.0 {
+                    ((c / y[i]).powf(s) * l).clamp(0.0, 1.0).powf(1.0 / 2.2)
+                } else {
+                    0.0
+                }
+            };
+            let want = [enc(rgb[i].r), enc(rgb[i].g), enc(rgb[i].b)];
+            assert_eq!(got[i].a, 1.0, "{name}: alpha of pixel {i}");
+            close(&[got[i].r, got[i].g, got[i].b], &want, 1e-5);
+        }
     }
 }
 
