@@ -83,19 +83,31 @@ impl Kernel {
     /// A hash of the whole IR that is stable across runs, platforms and
     /// compiler versions (FNV-1a over the canonical JSON form), for use in
     /// on-disk cache keys.
+    ///
+    /// The JSON text is streamed into the hash, never built as a string: a
+    /// GPU launch looks its compiled kernel up by this hash.
     pub fn stable_hash(&self) -> u64 {
-        let json = serde_json_canonical(self);
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in json.bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h
+        // The derived Serialize emits fields in declaration order and Vec in
+        // order, so the JSON text is canonical for a given IR value.
+        let mut h = Fnv1a(0xcbf2_9ce4_8422_2325);
+        serde_json::to_writer(&mut h, self).expect("bug: IR is plain data and always serialises");
+        h.0
     }
 }
 
-fn serde_json_canonical(k: &Kernel) -> String {
-    // The derived Serialize emits fields in declaration order and Vec in order,
-    // so the Debug-free JSON text is canonical for a given IR value.
-    serde_json::to_string(k).expect("bug: IR is plain data and always serialises")
+/// FNV-1a over the bytes written to it.
+struct Fnv1a(u64);
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -87,8 +87,16 @@ pub(crate) fn execute<B: Backend>(
     let (config, tuned) =
         choose_launch_config(&l.ir, facts.target, B::LANGUAGE, overrides, &tune, l.rect)?;
     dev.backend.facts().check_limits(&config, 0)?;
+    // Hashing the IR is most of a launch's host time: once per launch.
+    let ir_hash = l.ir.stable_hash();
     // A remembered (measured) block is kept as it is.
-    let k = refined_kernel(dev, &l.ir, config, block_fixed(overrides)? || tuned)?;
+    let k = refined_kernel(
+        dev,
+        &l.ir,
+        ir_hash,
+        config,
+        block_fixed(overrides)? || tuned,
+    )?;
     let regions = accessor_regions(&l.bindings);
     let mut launch = k.info.launch(l.rect, &regions)?;
     let mut k = k;
@@ -102,7 +110,7 @@ pub(crate) fn execute<B: Backend>(
     if wanted && !tuned && !fixed.boundary {
         if let Some(c) = generic_companion(&k.info.config) {
             if !fixed.pixels_per_thread || c.pixels_per_thread == k.info.config.pixels_per_thread {
-                k = program::kernel(dev, &l.ir, &c)?;
+                k = program::kernel(dev, &l.ir, ir_hash, &c)?;
                 launch = k.info.launch(l.rect, &regions)?;
             }
         }
@@ -131,17 +139,18 @@ fn has_interior(launch: &Launch) -> bool {
 fn refined_kernel<B: Backend>(
     dev: &GpuDevice<B>,
     ir: &ir::Kernel,
+    ir_hash: u64,
     config: Config,
     block_fixed: bool,
 ) -> Result<Arc<Compiled<B>>> {
-    let first = program::kernel(dev, ir, &config)?;
+    let first = program::kernel(dev, ir, ir_hash, &config)?;
     if block_fixed {
         return Ok(first);
     }
     let Some(usage) = dev.backend.resources(&first.entry) else {
         return Ok(first);
     };
-    let memo = (ir.stable_hash(), config.key());
+    let memo = (ir_hash, config.key());
     let refined = match dev.refined.get(&memo) {
         Some(c) => c,
         None => {
@@ -156,7 +165,7 @@ fn refined_kernel<B: Backend>(
     if refined == config {
         Ok(first)
     } else {
-        program::kernel(dev, ir, &refined)
+        program::kernel(dev, ir, ir_hash, &refined)
     }
 }
 

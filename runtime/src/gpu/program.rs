@@ -54,13 +54,16 @@ pub(crate) fn generic_companion(config: &Config) -> Option<Config> {
     (small != *config).then_some(small)
 }
 
-/// The kernel for `config` of `kernel`, from the cache or built.
+/// The kernel for `config` of `kernel` (whose [`ir::Kernel::stable_hash`]
+/// is `ir_hash`, computed once per launch by the caller), from the cache or
+/// built.
 pub(crate) fn kernel<B: Backend>(
     dev: &GpuDevice<B>,
     kernel: &ir::Kernel,
+    ir_hash: u64,
     config: &Config,
 ) -> Result<Arc<Compiled<B>>> {
-    if let Some(k) = dev.kernels.get(&key(dev, kernel.stable_hash(), config)) {
+    if let Some(k) = dev.kernels.get(&key(dev, ir_hash, config)) {
         return Ok(k);
     }
     match build(dev, &[(kernel, config)])?.pop() {
