@@ -1,8 +1,8 @@
 //! The CUDA driver as a [`Backend`]: memory copies, NVRTC and module
 //! loading, constant memory for masks, and `cuLaunchKernel`.
 //!
-//! With `HIPACC_CACHE_DIR` set, the PTX of each program is also kept on disk
-//! and reused by later runs ([`crate::cache::on_disk`]).
+//! The PTX of each program is also kept on disk and reused by later runs
+//! ([`crate::cache::on_disk`]; `HIPACC_CACHE_DIR` says where).
 
 use super::buffer::{transfer_err, CuMem};
 use super::device::CudaDevice;
@@ -22,9 +22,13 @@ use std::time::Duration;
 pub(crate) struct CuEntry {
     function: CudaFunction,
     module: Arc<CudaModule>,
-    /// Held from filling constant symbols until the launch is queued
-    /// (constant memory is per module).
-    launch: Mutex<()>,
+    /// The bytes last copied into each of the kernel's constant symbols
+    /// (in `KernelInfo::constant_symbols` order), held from filling them
+    /// until the launch is queued. A copy from pageable host memory waits
+    /// for the stream's earlier work, so unchanged masks are not copied
+    /// again: a pipeline's launches then queue without stalling the host.
+    /// Symbol names contain the entry's name, so no other kernel writes them.
+    launch: Mutex<Vec<Option<Vec<u8>>>>,
 }
 
 fn launch_err(entry: &str, what: &str, e: impl std::fmt::Debug) -> Error {
@@ -122,7 +126,7 @@ impl Backend for CudaDevice {
         Ok(CuEntry {
             function,
             module: Arc::clone(module),
-            launch: Mutex::new(()),
+            launch: Mutex::new(vec![None; info.constant_symbols.len()]),
         })
     }
 
@@ -148,16 +152,19 @@ impl Backend for CudaDevice {
             });
         }
         let mut pointers: Vec<*mut c_void> = params.iter_mut().map(Param::ptr).collect();
-        let guard = l
+        let mut guard = l
             .entry
             .launch
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        for sym in &l.info.constant_symbols {
+        for (sym, filled) in l.info.constant_symbols.iter().zip(guard.iter_mut()) {
             let bytes = l
                 .masks
                 .get(sym.mask)
                 .ok_or_else(|| launch_err(name, "constant symbol of a missing mask", sym.mask))?;
+            if filled.as_deref() == Some(bytes.as_slice()) {
+                continue;
+            }
             let mut view = l
                 .entry
                 .module
@@ -169,6 +176,7 @@ impl Backend for CudaDevice {
             self.stream
                 .memcpy_htod(bytes, &mut view)
                 .map_err(|e| launch_err(name, "filling constant memory", e))?;
+            *filled = Some(bytes.clone());
         }
         let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
         let event = || {
