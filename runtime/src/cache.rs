@@ -4,9 +4,12 @@
 //! [`stable_hash`](hipacc_core::ir::Kernel::stable_hash), the variant
 //! ([`Config::key`]), the architecture-model target it was generated for, the
 //! device and the driver (compiler) version. The in-memory map lives in each
-//! device object; with `HIPACC_CACHE_DIR` set, backends whose compiler output
-//! is portable text (PTX) also keep it on disk, named after the program's
-//! source and the compiler ([`on_disk`]). (OpenCL drivers cache binaries
+//! device object; backends whose compiler output is portable text (PTX) also
+//! keep it on disk, named after the program's source and the compiler
+//! ([`on_disk`]), in `HIPACC_CACHE_DIR`, else `$XDG_CACHE_HOME/hipacc`,
+//! else `$HOME/.cache/hipacc` (an empty `HIPACC_CACHE_DIR` turns it off).
+//! Without it every process pays the compiler again: a tone-mapping run
+//! on CUDA compiles sixteen programs, about ten seconds. (OpenCL drivers cache binaries
 //! themselves, e.g. PoCL in `POCL_CACHE_DIR`.)
 
 use hipacc_codegen::Config;
@@ -69,17 +72,42 @@ pub(crate) fn disk_name(source: &str, compiler: &str, ext: &str) -> String {
     format!("{:016x}-{:016x}.{ext}", fnv1a(source), fnv1a(compiler))
 }
 
-/// The compiler output of `source`: read from `HIPACC_CACHE_DIR` when it
-/// is set and holds it, else made by `compile` and stored there (a cache
-/// that cannot be written is skipped: it only saves time).
+/// The on-disk cache directory, if any (see the module docs).
+pub(crate) fn disk_dir() -> Option<PathBuf> {
+    match std::env::var_os(CACHE_DIR_ENV) {
+        Some(d) if d.is_empty() => None,
+        Some(d) => Some(PathBuf::from(d)),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|d| d.join("hipacc")),
+    }
+}
+
+/// The compiler output of `source`: read from the on-disk cache
+/// ([`disk_dir`]) when it holds it, else made by `compile` and stored
+/// there. A cache that cannot be written is skipped (it only saves time);
+/// a file is written under a temporary name and renamed, so a process
+/// never reads another's half-written output.
 pub(crate) fn on_disk<E>(
     source: &str,
     compiler: &str,
     ext: &str,
     compile: impl FnOnce() -> Result<String, E>,
 ) -> Result<String, E> {
-    let dir = std::env::var_os(CACHE_DIR_ENV).filter(|d| !d.is_empty());
-    let path = dir.map(|d| PathBuf::from(d).join(disk_name(source, compiler, ext)));
+    on_disk_in(disk_dir().as_deref(), source, compiler, ext, compile)
+}
+
+/// [`on_disk`] with the cache in `dir` (none: always `compile`).
+fn on_disk_in<E>(
+    dir: Option<&std::path::Path>,
+    source: &str,
+    compiler: &str,
+    ext: &str,
+    compile: impl FnOnce() -> Result<String, E>,
+) -> Result<String, E> {
+    let path = dir.map(|d| d.join(disk_name(source, compiler, ext)));
     if let Some(text) = path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
         return Ok(text);
     }
@@ -88,7 +116,10 @@ pub(crate) fn on_disk<E>(
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = std::fs::write(path, &text);
+        let tmp = path.with_extension(format!("{ext}.{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, &text).is_ok() && std::fs::rename(&tmp, path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
     Ok(text)
 }
@@ -172,6 +203,32 @@ mod tests {
         for o in &others {
             assert_ne!(&base, o);
         }
+    }
+
+    #[test]
+    fn the_disk_cache_compiles_once_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("hipacc-cache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut compiles = 0;
+        for _ in 0..2 {
+            let text = on_disk_in(Some(&dir), "src", "cc 1.0", "ptx", || {
+                compiles += 1;
+                Ok::<_, ()>("out".to_string())
+            });
+            assert_eq!(text, Ok("out".to_string()));
+        }
+        assert_eq!(compiles, 1, "the second call reads the file");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec![disk_name("src", "cc 1.0", "ptx")]);
+        // Another compiler's output is not reused.
+        let other = on_disk_in(Some(&dir), "src", "cc 2.0", "ptx", || {
+            Ok::<_, ()>("new".into())
+        });
+        assert_eq!(other, Ok("new".to_string()));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
