@@ -158,6 +158,12 @@ def write(out_dir, root, rows, sections, command):
     ]
     for title, text in sections:
         body += [f"## {title}", "", text.rstrip(), ""]
+    # Figures measured by hand (distributed runs, GPUs this machine lacks)
+    # are kept in a file of their own and appended, never lost.
+    by_hand = os.path.join(root, "docs", "measured-by-hand.md")
+    if os.path.exists(by_hand):
+        with open(by_hand) as f:
+            body += [f.read().split("\n", 2)[2].rstrip(), ""]
     text = "\n".join(body)
     with open(os.path.join(out_dir, "report.md"), "w") as f:
         f.write(text)
