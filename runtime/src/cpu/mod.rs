@@ -31,7 +31,6 @@
 //!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
 //!    their positions written out as for a mask of fixed size.
 
-mod exp;
 pub(crate) mod fused;
 mod interior;
 mod plan;

@@ -44,8 +44,7 @@ fn detected() -> bool {
     }
 }
 
-/// `dispatch! { fn name<T: Bound>(args) { body } }` (with any visibility)
-/// defines `name`, whose
+/// `dispatch! { fn name<T: Bound>(args) { body } }` defines `name`, whose
 /// body is compiled twice: with AVX2 and FMA enabled, run where
 /// [`avx2_fma`] says so, and for the compilation target otherwise. Neither
 /// copy is inlined into `name`, so that a slice argument stays a `noalias`
@@ -54,10 +53,10 @@ fn detected() -> bool {
 macro_rules! dispatch {
     (
         $(#[$meta:meta])*
-        $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $body:block
+        fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $body:block
     ) => {
         $(#[$meta])*
-        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) {
+        fn $name<$($g: $bound),*>($($arg: $ty),*) {
             #[inline(always)]
             fn body<$($g: $bound),*>($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]
