@@ -15,7 +15,9 @@
 //!    one-dimensional passes ([`separable`]) and returns, unless the launch
 //!    is small; a body whose weighted window sums all have rank-1 masks
 //!    (and whose other reads are at offset 0) runs its sums in two passes
-//!    and the rest of the body row by row ([`split`]);
+//!    and the rest of the body row by row ([`split`]), as it does with
+//!    reductions over windows that step 5 cannot write out, tap by tap
+//!    across each row ([`taps`]);
 //! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). A row whose reads leave the
 //!    image vertically runs `Border` on its corners and `TopBottom` between
@@ -35,6 +37,7 @@ mod plan;
 mod separable;
 pub(crate) mod simd;
 mod split;
+mod taps;
 
 use crate::Result;
 use hipacc_core::cpu::{
@@ -117,6 +120,10 @@ pub(crate) struct Prepared {
     /// See [`window_shape`]; `None` also for kernels without run-time
     /// sized windows.
     window: Option<(u32, u32)>,
+    /// The kernel has run-time sized windows that the direct path does not
+    /// write out (see [`Launch::run_in_shape`]): its window reductions run
+    /// tap by tap across rows where [`split`] can run the body.
+    per_tap: bool,
     /// The iteration space.
     pub(crate) rect: hipacc_core::Rect,
     /// Row stride of the output image.
@@ -141,14 +148,16 @@ pub(crate) fn prepare<K: Kernel>(
             .map(|a| a.region)
             .zip(plan.reaches.iter().copied()),
     );
+    let window = if K::RUNTIME_WINDOWS {
+        window_shape(&bindings)
+    } else {
+        None
+    };
     Ok(Prepared {
         plan,
         inner,
-        window: if K::RUNTIME_WINDOWS {
-            window_shape(&bindings)
-        } else {
-            None
-        },
+        window,
+        per_tap: K::RUNTIME_WINDOWS && !written_out(window),
         rect,
         width: space.image().width(),
     })
@@ -191,7 +200,7 @@ impl Prepared {
         kernel: &K,
     ) -> Option<(std::sync::Arc<split::Program>, split::Setup)> {
         let program = self.plan.split.clone()?;
-        let setup = split::setup(&program, &kernel.bindings())?;
+        let setup = split::setup(&program, &kernel.bindings(), self.per_tap)?;
         Some((program, setup))
     }
 
@@ -281,6 +290,12 @@ fn window_shape(bindings: &Bindings) -> Option<(u32, u32)> {
     let mut sizes = masks.map(Some).chain(domains);
     let first = sizes.next()??;
     sizes.all(|s| s == Some(first)).then_some(first)
+}
+
+/// Whether [`Launch::run_in_shape`] runs the window shape `window` with
+/// its positions written out.
+fn written_out(window: Option<(u32, u32)>) -> bool {
+    matches!(window, Some((3, 3) | (5, 5) | (7, 7)))
 }
 
 /// How a launch splits its output rows, and what each row needs.

@@ -1,4 +1,5 @@
-//! Weighted window sums inside any body, in two passes.
+//! Window reductions inside any body, a row at a time: weighted sums
+//! in two passes, other windows tap by tap.
 //!
 //! A body such as Harris' response
 //! `let sxx = convolve(m, Sum, |dx, dy| m.at(dx, dy) * (ix.at(dx, dy) * ix.at(dx, dy)))`
@@ -27,7 +28,17 @@
 //! and columns remapped, `Constant` reads its constant), so `E` outside the
 //! image is `E` of the values the direct body would read there.
 //!
-//! The result equals the direct one up to rounding: the expression around
+//! Where a launch's windows are not written out in the direct path (see
+//! [`super::window_shape`]: a run-time `Domain` or `Mask<T>` other than
+//! 3x3, 5x5 or 7x7), the module also runs reductions `reduce(d, op, |dx,
+//! dy| E)` over any domain or mask with `op` one of `Sum`, `Min` and
+//! `Max`, and mask sums whose mask has no rank-1 factors: per output row,
+//! for each window row, `E` over the source row and then every tap of that
+//! window row across the output row ([`super::taps`]). Each pixel then
+//! combines the same terms in the same order as the direct path, so those
+//! results are the same bits.
+//!
+//! The result of a two-pass sum equals the direct one up to rounding: the expression around
 //! the sums and `E` are the same f32 operations, and a sum of `n` terms
 //! regrouped into two passes (each tap a fused multiply-add) differs from
 //! the direct `n`-term sum by at most `(n + 4) ε Σ |w E|` (the conformance
@@ -36,6 +47,7 @@
 
 use super::separable::factors;
 use super::simd::dispatch;
+use super::taps::{fold_row, Fold};
 use crate::Result;
 use hipacc_core::image::read_as;
 use hipacc_core::ir::{self, BinaryOp, Expr, ExprKind, Intrinsic, ReduceOp, Type, UnaryOp, Window};
@@ -107,10 +119,14 @@ impl Tape {
     }
 }
 
-/// A window sum of the body: mask slot and summand.
+/// A window reduction of the body.
 #[derive(Clone, Debug, PartialEq)]
 struct Sum {
-    mask: usize,
+    window: Window,
+    fold: Fold,
+    /// Each term is the mask's coefficient times the summand (a mask
+    /// `Sum` of `m.at(dx, dy) * E`).
+    weighted: bool,
     summand: Tape,
 }
 
@@ -222,38 +238,50 @@ impl Compiler<'_> {
                 tape.push(op)
             }
             ExprKind::Reduce {
-                window: Window::Mask(mask),
-                op: ReduceOp::Sum,
+                window,
+                op,
                 dx,
                 dy,
                 body,
             } if offsets.is_none() => {
-                let slot = self.k.masks.get(*mask)?;
-                let odd = slot.width % 2 == 1 && slot.height % 2 == 1;
-                (slot.ty == Type::F32 && odd && body.stmts.is_empty()).then_some(())?;
-                let ExprKind::Binary {
-                    op: BinaryOp::Mul,
-                    lhs,
-                    rhs,
-                } = &body.result.as_ref()?.kind
-                else {
-                    return None;
+                let fold = match op {
+                    ReduceOp::Sum => Fold::Sum,
+                    ReduceOp::Min => Fold::Min,
+                    ReduceOp::Max => Fold::Max,
+                    _ => return None,
                 };
+                let result = body.result.as_ref()?;
+                body.stmts.is_empty().then_some(())?;
+                match window {
+                    Window::Mask(m) => (self.k.masks.get(*m)?.ty == Type::F32).then_some(())?,
+                    Window::Domain(d) => self.k.domains.get(*d).map(|_| ())?,
+                }
                 let is_coef = |e: &Expr| {
                     matches!(&e.kind, ExprKind::MaskCoef { mask: m, dx: a, dy: b }
-                        if m == mask && is_var(a, *dx) && is_var(b, *dy))
+                        if Window::Mask(*m) == *window && is_var(a, *dx) && is_var(b, *dy))
                 };
-                let summand = if is_coef(lhs) {
-                    rhs
-                } else if is_coef(rhs) {
-                    lhs
-                } else {
-                    return None;
+                let weighted = match &result.kind {
+                    ExprKind::Binary {
+                        op: BinaryOp::Mul,
+                        lhs,
+                        rhs,
+                    } if fold == Fold::Sum => {
+                        if is_coef(lhs) {
+                            Some(&**rhs)
+                        } else if is_coef(rhs) {
+                            Some(&**lhs)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
                 };
                 let mut t = Tape::default();
-                self.expr(summand, &mut t, Some((*dx, *dy)))?;
+                self.expr(weighted.unwrap_or(result), &mut t, Some((*dx, *dy)))?;
                 self.sums.push(Sum {
-                    mask: *mask,
+                    window: *window,
+                    fold,
+                    weighted: weighted.is_some(),
                     summand: t,
                 });
                 tape.push(Op::Sum(self.sums.len() - 1))
@@ -263,26 +291,44 @@ impl Compiler<'_> {
     }
 }
 
-/// The values of a launch: masks factored, parameters read.
+/// How a launch runs one window reduction.
+enum Taps {
+    /// A rank-1 mask sum: horizontal and vertical taps of two passes.
+    Passes(Vec<f32>, Vec<f32>),
+    /// Tap by tap: the window's width and, per window row from the top,
+    /// its positions as `(column, coefficient)` (none for a row without
+    /// enabled positions).
+    Each {
+        width: usize,
+        rows: Vec<Vec<(usize, f32)>>,
+    },
+}
+
+impl Taps {
+    /// Columns of the window.
+    fn width(&self) -> usize {
+        match self {
+            Taps::Passes(kx, _) => kx.len(),
+            Taps::Each { width, .. } => *width,
+        }
+    }
+}
+
+/// The values of a launch: masks factored or laid out as taps,
+/// parameters read.
 pub(crate) struct Setup {
-    /// Per sum: horizontal and vertical taps.
-    taps: Vec<(Vec<f32>, Vec<f32>)>,
+    /// Per sum.
+    taps: Vec<Taps>,
     params: Vec<f32>,
 }
 
-/// The launch values of `program`, `None` where a mask has no rank-1
-/// factors (the direct path runs).
-pub(crate) fn setup(program: &Program, bindings: &Bindings) -> Option<Setup> {
+/// The launch values of `program`, `None` where a reduction can run
+/// neither in two passes nor, where `each` allows it, tap by tap (the
+/// direct path runs).
+pub(crate) fn setup(program: &Program, bindings: &Bindings, each: bool) -> Option<Setup> {
     let mut taps = Vec::with_capacity(program.sums.len());
     for s in &program.sums {
-        let m = bindings.masks.get(s.mask)?;
-        let values: Vec<f64> = m.values.iter().map(|v| v.as_f64()).collect();
-        let (w, h) = (m.slot.width as usize, m.slot.height as usize);
-        let (kx, ky) = factors(&values, w, h, 4.0 * f64::from(f32::EPSILON))?;
-        taps.push((
-            kx.iter().map(|&v| v as f32).collect(),
-            ky.iter().map(|&v| v as f32).collect(),
-        ));
+        taps.push(sum_taps(s, bindings, each)?);
     }
     let params = bindings
         .params
@@ -290,6 +336,40 @@ pub(crate) fn setup(program: &Program, bindings: &Bindings) -> Option<Setup> {
         .map(|p| p.value.as_f64() as f32)
         .collect();
     Some(Setup { taps, params })
+}
+
+/// How `sum` runs in this launch; see [`setup`].
+fn sum_taps(sum: &Sum, bindings: &Bindings, each: bool) -> Option<Taps> {
+    let (w, h, coefs, enabled): (usize, usize, Vec<f32>, Vec<bool>) = match sum.window {
+        Window::Mask(m) => {
+            let m = bindings.masks.get(m)?;
+            let (w, h) = (m.slot.width as usize, m.slot.height as usize);
+            let values: Vec<f64> = m.values.iter().map(|v| v.as_f64()).collect();
+            if sum.weighted && w % 2 == 1 && h % 2 == 1 {
+                if let Some((kx, ky)) = factors(&values, w, h, 4.0 * f64::from(f32::EPSILON)) {
+                    let f32s = |k: Vec<f64>| k.into_iter().map(|v| v as f32).collect();
+                    return Some(Taps::Passes(f32s(kx), f32s(ky)));
+                }
+            }
+            let coefs = values.into_iter().map(|v| v as f32).collect();
+            (w, h, coefs, vec![true; w * h])
+        }
+        Window::Domain(d) => {
+            let d = bindings.domains.get(d)?;
+            let (w, h) = (d.width as usize, d.height as usize);
+            (w, h, vec![1.0; w * h], d.enabled.clone())
+        }
+    };
+    let rows: Vec<Vec<(usize, f32)>> = (0..h)
+        .map(|j| {
+            (0..w)
+                .filter(|&i| enabled[j * w + i])
+                .map(|i| (i, coefs[j * w + i]))
+                .collect()
+        })
+        .collect();
+    // An empty window is the direct path's error to report.
+    (each && rows.iter().any(|r| !r.is_empty())).then_some(Taps::Each { width: w, rows })
 }
 
 /// An accessor's pixels as the rows are read: the image, or the row
@@ -434,10 +514,11 @@ impl<'a> Strip<'a> {
         let w = self.space.width;
         let program = self.program;
         let sums = &program.sums;
-        let max_len = sums
+        let max_len = self
+            .setup
+            .taps
             .iter()
-            .zip(&self.setup.taps)
-            .map(|(_, (kx, _))| w + kx.len() - 1)
+            .map(|t| w + t.width() - 1)
             .max()
             .unwrap_or(w);
         let regs = sums
@@ -454,8 +535,11 @@ impl<'a> Strip<'a> {
             let v = self.take(max_len);
             self.reads.push(v);
         }
-        for (_, (_, ky)) in sums.iter().zip(&self.setup.taps) {
-            let ring = self.take(ky.len() * w);
+        for t in &self.setup.taps {
+            let ring = match t {
+                Taps::Passes(_, ky) => self.take(ky.len() * w),
+                Taps::Each { .. } => Vec::new(),
+            };
             self.rings.push(ring);
             let result = self.take(w);
             self.results.push(result);
@@ -493,12 +577,50 @@ impl<'a> Strip<'a> {
         spare.extend(rings.into_iter().chain(results).chain(regs).chain(reads));
     }
 
-    /// Sum `k` at region row `py` into its result row: the horizontal
-    /// pass of the summand's rows `py - h/2 ..= py + h/2` (those not in
-    /// the ring yet, or all when `fresh`), then the vertical pass.
+    /// Reduction `k` at region row `py` into its result row.
     fn sum_row(&mut self, k: usize, py: i64, fresh: bool) {
+        let setup = self.setup;
+        match &setup.taps[k] {
+            Taps::Passes(kx, ky) => self.passes_row(k, kx, ky, py, fresh),
+            Taps::Each { width, rows } => self.each_row(k, *width, rows, py),
+        }
+    }
+
+    /// Reduction `k` at region row `py` tap by tap: for each window row,
+    /// the summand over its source row, then every tap of the row across
+    /// the output row.
+    fn each_row(&mut self, k: usize, width: usize, rows: &[Vec<(usize, f32)>], py: i64) {
         let w = self.space.width;
-        let (kx, ky) = &self.setup.taps[k];
+        let (cx, cy) = ((width / 2) as i64, (rows.len() / 2) as i64);
+        let n = w + width - 1;
+        let program = self.program;
+        let sum = &program.sums[k];
+        let mut first = true;
+        for (j, taps) in rows.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+            let sy = py - cy + j as i64;
+            for a in sum.summand.reads() {
+                self.sources[a].gather(sy, -cx, &mut self.reads[a][..n]);
+            }
+            let e = eval(
+                &sum.summand,
+                n,
+                &self.setup.params,
+                &self.reads,
+                &self.results,
+                &mut self.regs,
+            );
+            let out = &mut self.results[k][..w];
+            fold_row(sum.fold, sum.weighted, &self.regs[e][..n], taps, first, out);
+            first = false;
+        }
+    }
+
+    /// Sum `k` (rank-1 mask `kx · ky`) at region row `py` into its result
+    /// row: the horizontal pass of the summand's rows `py - h/2 ..= py +
+    /// h/2` (those not in the ring yet, or all when `fresh`), then the
+    /// vertical pass.
+    fn passes_row(&mut self, k: usize, kx: &[f32], ky: &[f32], py: i64, fresh: bool) {
+        let w = self.space.width;
         let (cx, cy) = ((kx.len() / 2) as i64, (ky.len() / 2) as i64);
         let h = ky.len();
         let n = w + kx.len() - 1;
