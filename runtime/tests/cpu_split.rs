@@ -16,6 +16,9 @@ use hipacc::core::ir::evaluate_kernel;
 use hipacc::pipeline::Pipeline;
 use hipacc::prelude::*;
 
+mod cpu_support;
+use cpu_support::{boundary, image};
+
 /// Gaussian-weighted sums of products of two derivatives, then the Harris
 /// response, with `let`s and a parameter.
 #[derive(Kernel)]
@@ -76,26 +79,6 @@ impl Diff {
     fn kernel(&self) -> f32 {
         self.input.at(self.dx, 1 - self.dx) - self.input.at(-self.dx, self.dx - 1)
     }
-}
-
-fn boundary(mode: usize) -> Boundary<f32> {
-    match mode {
-        0 => Boundary::Clamp,
-        1 => Boundary::Repeat,
-        2 => Boundary::Mirror,
-        3 => Boundary::MirrorInterior,
-        _ => Boundary::Constant(0.75),
-    }
-}
-
-fn image(w: usize, h: usize, seed: u64) -> Image<f32> {
-    Image::from_fn(w, h, |x, y| {
-        let mut v = (x as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (y as u64 + seed).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        v ^= v >> 29;
-        0.5 + (v % 1024) as f32 / 1024.0
-    })
-    .expect("sizes are at least 1")
 }
 
 /// A rank-1 `W x H` mask of positive weights.
