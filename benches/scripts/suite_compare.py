@@ -5,13 +5,16 @@ in one run.
     target/compare-venv/bin/python benches/scripts/suite_compare.py [--rounds R] [--runs N]
 
 The venv is the one benches/scripts/compare.sh sets up (halide==21.0.0,
-opencv-python-headless, numpy). Each round runs `suite-ratios --json
---rounds N` (hipacc-rs on the native CPU, every workload once per round,
-round-robin) and then each peer of each workload for N timed calls, each
-peer in a process of its own (HL_JIT_TARGET named explicitly, glibc's mmap
-threshold raised as for the pipelines: PERF.md). Samples are pooled over
-rounds; the table gives medians, the ratio hipacc-rs / Halide and the
-geometric mean of those ratios.
+opencv-python-headless, numpy); the binary is target/release/suite-ratios
+(`cargo build --release -p hipacc-benches --bin suite-ratios`; `--bin`
+names another). Both sides are timed alike: each round runs `suite-ratios
+--json --rounds 1 --runs N` (hipacc-rs on the native CPU: per workload one
+untimed call, then N timed calls into output images allocated once) and
+then each peer of each workload, warmed up and timed for N calls into
+preallocated outputs, in a process of its own (HL_JIT_TARGET named
+explicitly, glibc's mmap threshold raised as for the pipelines: PERF.md).
+Samples are pooled over rounds on both sides; the table gives medians,
+the ratio hipacc-rs / Halide and the geometric mean of those ratios.
 
 Before timing, every peer's output is compared with hipacc-rs's on the
 same 2048x2048 inputs (`suite-ratios --dump`): the largest difference
@@ -112,11 +115,12 @@ def main():
     samples, diffs = {}, {}
     with tempfile.TemporaryDirectory() as dump:
         for rnd in range(a.rounds):
-            args = [a.bin, "--json", "--rounds", str(a.runs)] + (["--dump", dump] if rnd == 0 else [])
+            args = [a.bin, "--json", "--rounds", "1", "--runs", str(a.runs)]
+            args += ["--dump", dump] if rnd == 0 else []
             lines = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
             for line in lines.splitlines():
                 j = json.loads(line)
-                samples.setdefault((j["workload"], "hipacc-rs"), []).append(j["ms"])
+                samples.setdefault((j["workload"], "hipacc-rs"), []).extend(j["samples_ms"])
             for name in names:
                 for index, label in enumerate(peers_of(name)):
                     r = run_peer(name, index, dump, a.runs)
@@ -139,8 +143,8 @@ def main():
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     lines += ["", f"Geometric mean of hipacc-rs / Halide over {len(ratios)} workloads: {geo:.2f}.",
               "", f"2048x2048 inputs, 2 threads everywhere. Rounds: {a.rounds}; timed runs per "
-              f"block: {a.runs}. hipacc-rs: the median of each round's median (suite-ratios); "
-              "peers: the median of all their runs. Max rel diff: the largest |peer - hipacc-rs| "
+              f"block: {a.runs}, after a warm-up, on every side; the median of all "
+              "timed runs. Max rel diff: the largest |peer - hipacc-rs| "
               f"over the largest |hipacc-rs| (tolerance {TOLERANCE}; histograms: 0 = equal)."]
     text = "\n".join(lines) + "\n"
     print(text, end="")

@@ -1,10 +1,16 @@
 //! `suite-ratios`: the workloads of [`hipacc_benches::suite`] on 2048x2048
-//! inputs on the native CPU, timed round-robin (one run of each workload
-//! per round); prints each workload's median.
+//! inputs on the native CPU; prints each workload's median.
 //!
 //! ```text
-//! cargo run --release -p hipacc-benches --bin suite-ratios [-- --rounds N] [--dump DIR] [--json] [--only NAME]
+//! cargo run --release -p hipacc-benches --bin suite-ratios [-- --rounds R] [--runs N] [--dump DIR] [--json] [--only NAME]
 //! ```
+//!
+//! Each round times every workload in turn as a block, the way the peers
+//! of `benches/scripts/suite_compare.py` are timed: one untimed call (its
+//! thread pool awake, its caches and plan warm), then `N` timed calls in a
+//! row. Every call writes into the same output images, allocated once
+//! before timing, as the peers realise into preallocated buffers. The
+//! median is taken over all `R · N` samples.
 //!
 //! `--dump DIR` writes the inputs and every output as raw little-endian
 //! arrays (`input.f32`, `input.u8`, `ix.f32`, `iy.f32`, `it.f32`, `u.f32`,
@@ -20,11 +26,12 @@ use hipacc_benches::workload::SIZE;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Fewest rounds accepted.
-const MIN_ROUNDS: usize = 5;
+/// Fewest samples (rounds times runs) accepted.
+const MIN_SAMPLES: usize = 5;
 
 struct Args {
     rounds: usize,
+    runs: usize,
     dump: Option<PathBuf>,
     json: bool,
     only: Option<String>,
@@ -39,7 +46,8 @@ fn main() {
 
 fn args() -> Result<Args> {
     let mut a = Args {
-        rounds: 15,
+        rounds: 3,
+        runs: 5,
         dump: None,
         json: false,
         only: None,
@@ -50,15 +58,21 @@ fn args() -> Result<Args> {
             "--rounds" => {
                 let n = it.next().context("--rounds needs a value")?;
                 a.rounds = n.parse().with_context(|| format!("--rounds {n}"))?;
-                if a.rounds < MIN_ROUNDS {
-                    bail!("--rounds {n}: at least {MIN_ROUNDS} rounds are needed for a median");
-                }
+            }
+            "--runs" => {
+                let n = it.next().context("--runs needs a value")?;
+                a.runs = n.parse().with_context(|| format!("--runs {n}"))?;
             }
             "--dump" => a.dump = Some(it.next().context("--dump needs a directory")?.into()),
             "--json" => a.json = true,
             "--only" => a.only = Some(it.next().context("--only needs a workload")?),
-            _ => bail!("usage: suite-ratios [--rounds N] [--dump DIR] [--json] [--only NAME]"),
+            _ => bail!(
+                "usage: suite-ratios [--rounds R] [--runs N] [--dump DIR] [--json] [--only NAME]"
+            ),
         }
+    }
+    if a.rounds * a.runs < MIN_SAMPLES {
+        bail!("--rounds times --runs must be at least {MIN_SAMPLES} for a median");
     }
     Ok(a)
 }
@@ -110,17 +124,21 @@ fn run() -> Result<()> {
     if names.is_empty() {
         bail!("--only: no such workload");
     }
+    let call = |name: &str| -> Result<()> {
+        if name == "histogram" {
+            std::hint::black_box(s.histogram(&dev)?);
+        } else {
+            s.run(name, &dev)?;
+        }
+        Ok(())
+    };
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
-    // One untimed round first: thread pools wake, pages are touched.
-    for round in 0..=a.rounds {
+    for _ in 0..a.rounds {
         for (i, name) in names.iter().enumerate() {
-            let t = Instant::now();
-            if *name == "histogram" {
-                std::hint::black_box(s.histogram(&dev)?);
-            } else {
-                s.run(name, &dev)?;
-            }
-            if round > 0 {
+            call(name)?;
+            for _ in 0..a.runs {
+                let t = Instant::now();
+                call(name)?;
                 times[i].push(t.elapsed().as_secs_f64() * 1e3);
             }
         }
@@ -130,9 +148,13 @@ fn run() -> Result<()> {
         println!("|---|---:|");
     }
     for (name, t) in names.iter().zip(times) {
+        let samples: Vec<String> = t.iter().map(|v| format!("{v:.4}")).collect();
         let ms = median(t);
         if a.json {
-            println!("{{\"workload\":\"{name}\",\"size\":{SIZE},\"ms\":{ms:.4}}}");
+            println!(
+                "{{\"workload\":\"{name}\",\"size\":{SIZE},\"ms\":{ms:.4},\"samples_ms\":[{}]}}",
+                samples.join(",")
+            );
         } else {
             println!("| {name} | {ms:.2} |");
         }
