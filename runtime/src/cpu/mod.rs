@@ -70,12 +70,8 @@ pub(crate) fn execute<K: Kernel>(
     // rows gain nothing.
     if let Some(conv) = prepared.plan.convolution.filter(|_| !serial) {
         let bindings = kernel.bindings();
-        let mask = &bindings.masks[conv.mask];
-        let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
-        let size = (mask.slot.width as usize, mask.slot.height as usize);
         let mut out = space.image().write()?;
-        let acc = &bindings.accessors[conv.acc];
-        if separable::run(conv, acc, &coefficients, size, &mut out, width, rect)? {
+        if separable::run(conv, &bindings, &mut out, width, rect)? {
             return Ok(());
         }
     }
@@ -177,20 +173,7 @@ impl Prepared {
             return Ok(false);
         };
         let bindings = kernel.bindings();
-        let mask = &bindings.masks[conv.mask];
-        let coefficients: Vec<f64> = mask.values.iter().map(|v| v.as_f64()).collect();
-        let size = (mask.slot.width as usize, mask.slot.height as usize);
-        let acc = &bindings.accessors[conv.acc];
-        separable::run_rows(
-            conv,
-            acc,
-            &coefficients,
-            size,
-            rows,
-            self.width,
-            self.rect,
-            ys,
-        )
+        separable::run_rows(conv, &bindings, rows, self.width, self.rect, ys)
     }
 
     /// The program and launch values when the kernel's window sums run in

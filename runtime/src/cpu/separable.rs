@@ -3,7 +3,12 @@
 //! mask runs as a horizontal pass and a vertical pass. Reads at
 //! `a.at(x() + dx, y() + dy)` (either axis) are the same convolution
 //! evaluated at every second source pixel: the reduce step of a Gaussian
-//! pyramid.
+//! pyramid. A sum over a domain that visits its whole rectangle,
+//! `reduce(d, Sum, |dx, dy| a.at(dx, dy))` (a box filter), is the
+//! convolution with a mask of ones and runs the same way. Either may be
+//! multiplied by a constant or a parameter of the output type (a box
+//! mean's `· 1 / area`, a Gaussian's gain): each output pixel is the sum
+//! times that factor, one rounding as in the direct body.
 //!
 //! A `w x h` mask costs `w · h` multiply-adds per pixel when applied
 //! directly and `w + h` in two passes (10 instead of 25 for the 5x5
@@ -22,7 +27,11 @@
 //! The result differs from the direct sum only by rounding: both add
 //! non-negative-weighted terms of the same products, so the difference is
 //! within the `(n + 4) ε` relative bound the conformance suite states for
-//! an `n`-term reduction. Each tap is one fused multiply-add (`mul_add`,
+//! an `n`-term reduction. A box sum adds the same `n` pixels regrouped by
+//! rows (a tap of weight one is exact), so it is within
+//! `(n + 4) ε · Σ |a|` of the direct sum, `(n + 4) ε · max(|e|, 1)` for
+//! the non-negative images of the tests; domains reduced by `Min` or `Max`
+//! never come here and stay exact. Each tap is one fused multiply-add (`mul_add`,
 //! one rounding instead of two), which halves the arithmetic of a pass and
 //! only tightens that bound; the result is the same on every CPU
 //! ([`super::simd`]).
@@ -32,12 +41,20 @@
 //! (4 of 68 for the 5x5 Gaussian instead of 4 of 36). The scratch starts
 //! on a cache line, so where rows are a multiple of 64 bytes wide (as in
 //! power-of-two images) no vector load of the vertical pass splits one.
+//!
+//! Masks of 3, 5 and 7 taps have loops written for their size. Wider ones
+//! (a 13x13 Gaussian or box) run in blocks of consecutive outputs whose
+//! accumulators stay in registers while the taps run in the inner loop: a
+//! tap is one vector load and one fused multiply-add per vector, and
+//! nothing is stored until the block is done. The few columns at the
+//! row ends whose taps leave the region gather those taps through the
+//! boundary condition once, then run the same loops.
 
 use crate::Result;
 use hipacc_core::image::read_as;
 use hipacc_core::ir::{self, BinaryOp, Expr, ExprKind, ReduceOp, Window};
 use hipacc_core::kernel::AccessorBinding;
-use hipacc_core::{BoundaryMode, Interpolation, Pixel, Rect};
+use hipacc_core::{Bindings, BoundaryMode, Interpolation, Pixel, Rect};
 use rayon::prelude::*;
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -51,46 +68,84 @@ const SCRATCH_BYTES: usize = 640 << 10;
 /// Alignment of the scratch rows' start: one cache line.
 const SCRATCH_ALIGN: usize = 64;
 
-/// A kernel that is exactly one convolution of accessor `acc` with mask
-/// `mask`, in one float type throughout.
+/// Bytes of consecutive outputs in each of the [`VERTICAL_ROWS`] arrays
+/// of accumulators the passes of a mask wider or taller than 7 keep: two
+/// AVX2 vectors per array, eight independent chains of fused
+/// multiply-adds in all, enough to hide their latency.
+const BLOCK_BYTES: usize = 64;
+
+/// A kernel that is exactly one convolution of accessor `acc` with the
+/// weights of `window`, in one float type throughout, possibly times a
+/// factor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Convolution {
     /// Accessor slot read.
     pub(crate) acc: usize,
-    /// Mask slot convolved with.
-    pub(crate) mask: usize,
+    /// The weights.
+    pub(crate) window: Weights,
+    /// What the sum is multiplied by, if anything.
+    pub(crate) scale: Option<Scale>,
     /// Source pixels per output pixel along x and y: 1 for reads at
     /// `(dx, dy)`, 2 for reads at `x() + dx` / `y() + dy` (decimation, as
     /// in a Gaussian pyramid's reduce step).
     pub(crate) stride: (usize, usize),
 }
 
+/// Where the weights of a [`Convolution`] come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Weights {
+    /// The coefficients of mask slot `i`.
+    Mask(usize),
+    /// One at every position of domain slot `i`, which visits all of them.
+    Domain(usize),
+}
+
+/// A factor a [`Convolution`]'s sum is multiplied by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scale {
+    /// A constant.
+    Const(ir::Literal),
+    /// Parameter slot `i`.
+    Param(usize),
+}
+
 /// The convolution `k` consists of, if it is one.
 pub(crate) fn convolution(k: &ir::Kernel) -> Option<Convolution> {
     let result = k.body.result.as_ref().filter(|_| k.body.stmts.is_empty())?;
+    let float_scalar = k.output.lanes == 1 && k.output.scalar.is_float();
+    let scale_of = |e: &Expr| match e.kind {
+        _ if e.ty != k.output => None,
+        ExprKind::Const(lit) => Some(Scale::Const(lit)),
+        ExprKind::Param(i) => Some(Scale::Param(i)),
+        _ => None,
+    };
+    let (sum, scale) = match &result.kind {
+        ExprKind::Binary {
+            op: BinaryOp::Mul,
+            lhs,
+            rhs,
+        } => match (scale_of(lhs), scale_of(rhs)) {
+            (Some(s), _) => (&**rhs, Some(s)),
+            (_, Some(s)) => (&**lhs, Some(s)),
+            _ => return None,
+        },
+        _ => (result, None),
+    };
     let ExprKind::Reduce {
-        window: Window::Mask(mask),
+        window,
         op: ReduceOp::Sum,
         dx,
         dy,
         body,
-    } = &result.kind
+    } = &sum.kind
     else {
         return None;
     };
-    let product = body.result.as_ref().filter(|_| body.stmts.is_empty())?;
-    let ExprKind::Binary {
-        op: BinaryOp::Mul,
-        lhs,
-        rhs,
-    } = &product.kind
-    else {
-        return None;
-    };
+    let summand = body.result.as_ref().filter(|_| body.stmts.is_empty())?;
     let is_offset = |e: &Expr, v: &ir::VarId| matches!(e.kind, ExprKind::Var(x) if x == *v);
-    let is_coef = |e: &Expr| {
+    let is_coef = |e: &Expr, mask: usize| {
         matches!(&e.kind, ExprKind::MaskCoef { mask: m, dx: a, dy: b }
-            if m == mask && is_offset(a, dx) && is_offset(b, dy))
+            if *m == mask && is_offset(a, dx) && is_offset(b, dy))
     };
     let read = |e: &Expr| match &e.kind {
         ExprKind::Read { acc, dx: a, dy: b } => Some((
@@ -99,20 +154,36 @@ pub(crate) fn convolution(k: &ir::Kernel) -> Option<Convolution> {
         )),
         _ => None,
     };
-    let (acc, stride) = if is_coef(lhs) {
-        read(rhs)?
-    } else if is_coef(rhs) {
-        read(lhs)?
-    } else {
-        return None;
+    let ((acc, stride), window) = match *window {
+        Window::Mask(mask) => {
+            let ExprKind::Binary {
+                op: BinaryOp::Mul,
+                lhs,
+                rhs,
+            } = &summand.kind
+            else {
+                return None;
+            };
+            let read = if is_coef(lhs, mask) {
+                read(rhs)?
+            } else if is_coef(rhs, mask) {
+                read(lhs)?
+            } else {
+                return None;
+            };
+            (k.masks[mask].ty == k.output).then_some((read, Weights::Mask(mask)))?
+        }
+        Window::Domain(d) => {
+            let whole = k.domains[d].enabled.iter().all(|&e| e);
+            whole.then_some((read(summand)?, Weights::Domain(d)))?
+        }
     };
     let slot = &k.accessors[acc];
-    let float_scalar = k.output.lanes == 1 && k.output.scalar.is_float();
-    let same_type = slot.pixel == k.output && k.masks[*mask].ty == k.output;
-    (float_scalar && same_type && slot.interpolation == Interpolation::None).then_some(
+    (float_scalar && slot.pixel == k.output && slot.interpolation == Interpolation::None).then_some(
         Convolution {
             acc,
-            mask: *mask,
+            window,
+            scale,
             stride,
         },
     )
@@ -200,24 +271,21 @@ macro_rules! float {
 float!(f32);
 float!(f64);
 
-/// Runs the convolution of an accessor (a kernel with output `T`) into the
-/// `space` rectangle of `out` (the output image's rows, `out_width` wide),
-/// if the mask `coefficients` (row-major, `w x h`) separate. Returns
-/// `false`, having written nothing, when they do not.
+/// Runs the convolution of a kernel with output `T` and launch values
+/// `bindings` into the `space` rectangle of `out` (the output image's rows,
+/// `out_width` wide), if its weights separate. Returns `false`, having
+/// written nothing, when they do not.
 pub(crate) fn run<T: Pixel>(
     conv: Convolution,
-    acc: &AccessorBinding,
-    coefficients: &[f64],
-    size: (usize, usize),
+    bindings: &Bindings,
     out: &mut [T],
     out_width: usize,
     space: Rect,
 ) -> Result<bool> {
-    let mask = Mask {
-        coefficients,
-        size,
-        stride: conv.stride,
+    let Some((acc, weights)) = launch(conv, bindings) else {
+        return Ok(false);
     };
+    let mask = weights.mask(conv.stride);
     if let Some(out) = as_float::<T, f32>(out) {
         run_typed(acc, mask, out, out_width, space)
     } else if let Some(out) = as_float::<T, f64>(out) {
@@ -233,19 +301,16 @@ pub(crate) fn run<T: Pixel>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_rows<T: Pixel>(
     conv: Convolution,
-    acc: &AccessorBinding,
-    coefficients: &[f64],
-    size: (usize, usize),
+    bindings: &Bindings,
     rows: &mut [T],
     out_width: usize,
     space: Rect,
     ys: std::ops::Range<usize>,
 ) -> Result<bool> {
-    let mask = Mask {
-        coefficients,
-        size,
-        stride: conv.stride,
+    let Some((acc, weights)) = launch(conv, bindings) else {
+        return Ok(false);
     };
+    let mask = weights.mask(conv.stride);
     let first = ys.start - space.y;
     if ys.is_empty() {
         return Ok(true);
@@ -263,7 +328,61 @@ pub(crate) fn run_rows<T: Pixel>(
     }
 }
 
-/// The mask of a convolution and the strides it is applied with.
+/// The launch values of a convolution: its weights and factor.
+struct LaunchWeights {
+    /// Row-major weights.
+    coefficients: Vec<f64>,
+    /// Width and height.
+    size: (usize, usize),
+    /// The factor, if any.
+    scale: Option<f64>,
+}
+
+impl LaunchWeights {
+    fn mask(&self, stride: (usize, usize)) -> Mask<'_> {
+        Mask {
+            coefficients: &self.coefficients,
+            size: self.size,
+            stride,
+            scale: self.scale,
+        }
+    }
+}
+
+/// The accessor and the weights of `conv` at launch; `None` where a domain
+/// no longer visits its whole rectangle.
+fn launch(conv: Convolution, bindings: &Bindings) -> Option<(&AccessorBinding, LaunchWeights)> {
+    let (coefficients, size) = match conv.window {
+        Weights::Mask(m) => {
+            let mask = &bindings.masks[m];
+            let size = (mask.slot.width as usize, mask.slot.height as usize);
+            (mask.values.iter().map(|v| v.as_f64()).collect(), size)
+        }
+        Weights::Domain(d) => {
+            let domain = &bindings.domains[d];
+            if !domain.enabled.iter().all(|&e| e) {
+                return None;
+            }
+            (
+                vec![1.0; domain.enabled.len()],
+                (domain.width as usize, domain.height as usize),
+            )
+        }
+    };
+    let scale = conv.scale.map(|s| match s {
+        Scale::Const(lit) => lit.as_f64(),
+        Scale::Param(i) => bindings.params[i].value.as_f64(),
+    });
+    let weights = LaunchWeights {
+        coefficients,
+        size,
+        scale,
+    };
+    Some((&bindings.accessors[conv.acc], weights))
+}
+
+/// The mask of a convolution, the strides it is applied with and the
+/// factor its sum is multiplied by.
 #[derive(Clone, Copy)]
 struct Mask<'a> {
     /// Row-major coefficients.
@@ -272,6 +391,8 @@ struct Mask<'a> {
     size: (usize, usize),
     /// See [`Convolution::stride`].
     stride: (usize, usize),
+    /// The factor, if any.
+    scale: Option<f64>,
 }
 
 /// `out` as a slice of `F`, when `T` is `F`.
@@ -336,6 +457,7 @@ fn with_setup<T: Float>(
     let taps = Taps {
         kx: kx.into_iter().map(T::from_f64).collect(),
         ky: ky.into_iter().map(T::from_f64).collect(),
+        scale: mask.scale.map(T::from_f64),
         // Output pixel `p` (space-relative) reads source position
         // `p + (s - 1) · (space origin + p) + d`: see `Convolution::stride`.
         x: Axis {
@@ -402,6 +524,8 @@ impl<T: Float> Source<'_, T> {
 struct Taps<T> {
     kx: Vec<T>,
     ky: Vec<T>,
+    /// The factor each output is multiplied by, if any.
+    scale: Option<T>,
     x: Axis,
     y: Axis,
 }
@@ -443,9 +567,10 @@ super::simd::dispatch! {
         let skip = buf.as_ptr().align_offset(SCRATCH_ALIGN).min(lanes);
         let buf = &mut buf[skip..skip + len];
         let top = (sy * first) as i64 + taps.y.base - cy;
+        let mut edge = Vec::new();
         for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
             match src.row(top + s as i64) {
-                Some(row) => horizontal(src, row, &taps.kx, taps.x, hrow),
+                Some(row) => horizontal(src, row, &taps.kx, taps.x, hrow, &mut edge),
                 None => {
                     let mut v = taps.kx[0] * src.constant;
                     for &k in &taps.kx[1..] {
@@ -472,6 +597,13 @@ super::simd::dispatch! {
                     vertical_block(&rows[sy * r * sw..], sy, &taps.ky, [&mut block[out(r)]]);
                 }
             }
+            if let Some(s) = taps.scale {
+                for r in 0..n {
+                    for d in &mut block[out(r)] {
+                        *d = *d * s;
+                    }
+                }
+            }
             i += n;
         }
     }
@@ -493,33 +625,67 @@ fn vertical_block<T: Float, const R: usize>(rows: &[T], sy: usize, ky: &[T], out
         3 => vertical_taps::<T, 3, R>(rows, sy, ky, out),
         5 => vertical_taps::<T, 5, R>(rows, sy, ky, out),
         7 => vertical_taps::<T, 7, R>(rows, sy, ky, out),
-        h => {
-            let sw = out[0].len();
-            for (q, o) in out.into_iter().enumerate() {
-                vertical(&rows[sy * q * sw..(sy * q + h) * sw], ky, o);
+        _ if std::mem::size_of::<T>() == 4 => {
+            vertical_wide::<T, R, { BLOCK_BYTES / 4 }>(rows, sy, ky, out)
+        }
+        _ => vertical_wide::<T, R, { BLOCK_BYTES / 8 }>(rows, sy, ky, out),
+    }
+}
+
+/// The vertical pass of a mask of any height for `R` output rows, in
+/// blocks of `B` columns whose `R · B` accumulators stay in registers
+/// while the taps run; each output adds its taps top to bottom, the first
+/// product as the initial value.
+#[inline(always)]
+fn vertical_wide<T: Float, const R: usize, const B: usize>(
+    rows: &[T],
+    sy: usize,
+    ky: &[T],
+    mut out: [&mut [T]; R],
+) {
+    let sw = out[0].len();
+    let row = |j: usize, x: usize| -> &[T; B] {
+        let start = j * sw + x;
+        rows[start..start + B]
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("bug: a block of {B}"))
+    };
+    let blocks = sw / B * B;
+    for x in (0..blocks).step_by(B) {
+        let mut v = [[T::default(); B]; R];
+        for (q, acc) in v.iter_mut().enumerate() {
+            let r = row(sy * q, x);
+            for l in 0..B {
+                acc[l] = ky[0] * r[l];
             }
         }
+        for (j, &k) in ky.iter().enumerate().skip(1) {
+            for (q, acc) in v.iter_mut().enumerate() {
+                let r = row(sy * q + j, x);
+                for l in 0..B {
+                    acc[l] = k.mul_add(r[l], acc[l]);
+                }
+            }
+        }
+        for (o, acc) in out.iter_mut().zip(&v) {
+            o[x..x + B].copy_from_slice(acc);
+        }
     }
-}
-
-/// The vertical pass of one output row from `ky.len()` consecutive rows of
-/// horizontal sums (`rows`, each `out.len()` long), one row at a time.
-#[inline(always)]
-fn vertical<T: Float>(rows: &[T], ky: &[T], out: &mut [T]) {
-    let sw = out.len();
-    for (d, &v) in out.iter_mut().zip(&rows[..sw]) {
-        *d = ky[0] * v;
-    }
-    for (j, &k) in ky.iter().enumerate().skip(1) {
-        for (d, &v) in out.iter_mut().zip(&rows[j * sw..]) {
-            *d = k.mul_add(v, *d);
+    for (q, o) in out.into_iter().enumerate() {
+        let base = sy * q * sw;
+        for (x, d) in o.iter_mut().enumerate().skip(blocks) {
+            let mut v = ky[0] * rows[base + x];
+            for (j, &k) in ky.iter().enumerate().skip(1) {
+                v = k.mul_add(rows[base + j * sw + x], v);
+            }
+            *d = v;
         }
     }
 }
 
-/// [`vertical`] for `N` taps known at compile time and `R` output rows at
-/// once: all taps per pixel in one loop (no partial sums stored), the same
-/// order of additions.
+/// The vertical pass for `N` taps known at compile time and `R` output
+/// rows at once: all taps per pixel in one loop (no partial sums stored),
+/// the order of additions of [`vertical_wide`].
 #[inline(always)]
 fn vertical_taps<T: Float, const N: usize, const R: usize>(
     rows: &[T],
@@ -549,7 +715,14 @@ fn vertical_taps<T: Float, const N: usize, const R: usize>(
 /// reads row columns `q - cx ..= q - cx + w - 1` with `q = stride · p +
 /// base`.
 #[inline(always)]
-fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], axis: Axis, out: &mut [T]) {
+fn horizontal<T: Float>(
+    src: &Source<'_, T>,
+    row: &[T],
+    kx: &[T],
+    axis: Axis,
+    out: &mut [T],
+    edge: &mut Vec<T>,
+) {
     let (n, w) = (row.len() as i64, kx.len() as i64);
     let len = out.len() as i64;
     let (s, cx) = (axis.stride as i64, (w / 2));
@@ -563,25 +736,39 @@ fn horizontal<T: Float>(src: &Source<'_, T>, row: &[T], kx: &[T], axis: Axis, ou
     } else {
         (last / s + 1).clamp(lo, len)
     };
-    for p in (0..lo).chain(hi..len) {
-        let mut v = kx[0] * src.at(row, start(p));
-        for (i, &k) in kx.iter().enumerate().skip(1) {
-            v = k.mul_add(src.at(row, start(p) + i as i64), v);
+    // The edges read their taps through the boundary condition, gathered
+    // once per tap position into `edge`, then run as the interior does.
+    for (range, inside) in [(0..lo, false), (lo..hi, true), (hi..len, false)] {
+        if range.is_empty() {
+            continue;
         }
-        out[p as usize] = v;
+        let window = if inside {
+            &row[start(lo) as usize..]
+        } else {
+            let count = s * (range.end - range.start - 1) + w;
+            edge.clear();
+            edge.extend((0..count).map(|i| src.at(row, start(range.start) + i)));
+            &edge[..]
+        };
+        let out = &mut out[range.start as usize..range.end as usize];
+        horizontal_taps(window, kx, axis.stride, out);
     }
-    if hi == lo {
-        return;
-    }
-    let window = &row[start(lo) as usize..];
-    let inner = &mut out[lo as usize..hi as usize];
-    match (axis.stride, kx.len()) {
+}
+
+/// `out[p] = Σ kx[i] · window[stride · p + i]`, added left to right.
+#[inline(always)]
+fn horizontal_taps<T: Float>(window: &[T], kx: &[T], stride: usize, inner: &mut [T]) {
+    match (stride, kx.len()) {
         (1, 3) => horizontal_n::<T, 3, 1>(window, kx, inner),
         (1, 5) => horizontal_n::<T, 5, 1>(window, kx, inner),
         (1, 7) => horizontal_n::<T, 7, 1>(window, kx, inner),
         (2, 3) => horizontal_n::<T, 3, 2>(window, kx, inner),
         (2, 5) => horizontal_n::<T, 5, 2>(window, kx, inner),
         (2, 7) => horizontal_n::<T, 7, 2>(window, kx, inner),
+        (1, _) if std::mem::size_of::<T>() == 4 => {
+            horizontal_wide::<T, { BLOCK_BYTES / 4 }>(window, kx, inner)
+        }
+        (1, _) => horizontal_wide::<T, { BLOCK_BYTES / 8 }>(window, kx, inner),
         (s, _) => {
             for (p, d) in inner.iter_mut().enumerate() {
                 *d = kx[0] * window[s * p];
@@ -616,6 +803,65 @@ fn horizontal_n<T: Float, const N: usize, const S: usize>(window: &[T], kx: &[T]
         }
         *d = v;
     }
+}
+
+/// The interior of the horizontal pass at stride 1 for any number of taps:
+/// `out[p] = Σ kx[i] · window[p + i]`, added left to right, in blocks of
+/// [`VERTICAL_ROWS`] times `B` outputs (as many accumulators as the
+/// vertical pass keeps), then of `B`, then one by one.
+#[inline(always)]
+fn horizontal_wide<T: Float, const B: usize>(window: &[T], kx: &[T], out: &mut [T]) {
+    let done = horizontal_blocks::<T, VERTICAL_ROWS, B>(window, kx, out);
+    let done = done + horizontal_blocks::<T, 1, B>(&window[done..], kx, &mut out[done..]);
+    let n = kx.len();
+    for (p, d) in out.iter_mut().enumerate().skip(done) {
+        let w = &window[p..p + n];
+        let mut v = kx[0] * w[0];
+        for (&k, &x) in kx.iter().zip(w).skip(1) {
+            v = k.mul_add(x, v);
+        }
+        *d = v;
+    }
+}
+
+/// The whole blocks of `R · B` outputs of [`horizontal_wide`], as `R`
+/// arrays of `B` accumulators (the shape LLVM keeps in registers while
+/// the taps run); returns how many outputs they cover.
+#[inline(always)]
+fn horizontal_blocks<T: Float, const R: usize, const B: usize>(
+    window: &[T],
+    kx: &[T],
+    out: &mut [T],
+) -> usize {
+    let n = kx.len();
+    let blocks = out.len() / (R * B) * (R * B);
+    for (b, d) in out[..blocks].chunks_exact_mut(R * B).enumerate() {
+        let w = &window[b * R * B..(b + 1) * R * B + n - 1];
+        let tap = |q: usize, i: usize| -> &[T; B] {
+            w[q * B + i..q * B + i + B]
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("bug: a block of {B}"))
+        };
+        let mut v = [[T::default(); B]; R];
+        for (q, acc) in v.iter_mut().enumerate() {
+            let first = tap(q, 0);
+            for l in 0..B {
+                acc[l] = kx[0] * first[l];
+            }
+        }
+        for (i, &k) in kx.iter().enumerate().skip(1) {
+            for (q, acc) in v.iter_mut().enumerate() {
+                let w = tap(q, i);
+                for l in 0..B {
+                    acc[l] = k.mul_add(w[l], acc[l]);
+                }
+            }
+        }
+        for (d, acc) in d.chunks_exact_mut(B).zip(&v) {
+            d.copy_from_slice(acc);
+        }
+    }
+    blocks
 }
 
 #[cfg(test)]
