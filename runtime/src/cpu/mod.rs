@@ -18,7 +18,9 @@
 //!    (and whose other reads are at offset 0) runs its sums in two passes
 //!    and the rest of the body row by row ([`split`]), as it does with
 //!    reductions over windows that step 5 cannot write out, tap by tap
-//!    across each row ([`taps`]);
+//!    across each row ([`taps`]); `iterate`s run tap by tap across blocks
+//!    of a row where the direct path would loop over their taps per pixel
+//!    or call `exp` per tap ([`split`], [`exp`]);
 //! 4. splits the output rows into bands run in parallel by rayon (small
 //!    launches stay on the calling thread). A row whose reads leave the
 //!    image vertically runs `Border` on its corners and `TopBottom` between
@@ -32,6 +34,7 @@
 //!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
 //!    their positions written out as for a mask of fixed size.
 
+mod exp;
 pub(crate) mod fused;
 mod interior;
 mod plan;

@@ -44,7 +44,8 @@ fn detected() -> bool {
     }
 }
 
-/// `dispatch! { fn name<T: Bound>(args) { body } }` defines `name`, whose
+/// `dispatch! { fn name<T: Bound>(args) { body } }` (with any visibility)
+/// defines `name`, whose
 /// body is compiled twice: with AVX2 and FMA enabled, run where
 /// [`avx2_fma`] says so, and for the compilation target otherwise. Neither
 /// copy is inlined into `name`, so that a slice argument stays a `noalias`
@@ -53,10 +54,10 @@ fn detected() -> bool {
 macro_rules! dispatch {
     (
         $(#[$meta:meta])*
-        fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $body:block
+        $vis:vis fn $name:ident<$($g:ident: $bound:path),*>($($arg:ident: $ty:ty),* $(,)?) $body:block
     ) => {
         $(#[$meta])*
-        fn $name<$($g: $bound),*>($($arg: $ty),*) {
+        $vis fn $name<$($g: $bound),*>($($arg: $ty),*) {
             #[inline(always)]
             fn body<$($g: $bound),*>($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]

@@ -38,6 +38,20 @@
 //! combines the same terms in the same order as the direct path, so those
 //! results are the same bits.
 //!
+//! `iterate(w, |dx, dy| { .. })` statements whose bodies are `let`s and
+//! assignments of f32 values built from the same operations, `exp`, mask
+//! coefficients at the tap and variables of the body around them run the
+//! same way where the direct path loops over taps per pixel (run-time
+//! windows it does not write out) or calls the C library's `exp` per tap:
+//! the window rows are gathered once per output row, then, for blocks of
+//! [`WALK_LANES`] columns, the body runs tap by tap (row-major, as the
+//! direct path) over the block, each tap's assignments written back to the
+//! variables' rows. Without `exp` each pixel runs the same f32 operations
+//! in the same order: the same bits as the direct path. `exp` runs as a
+//! vectorised polynomial within 2 ulp of `f32::exp` ([`super::exp`]): a
+//! bilateral weight then moves by about 3 ε relative, its weighted mean by
+//! about `6 ε max |v|` (checked at `64 ε (1 + |e|)` against the evaluator).
+//!
 //! The result of a two-pass sum equals the direct one up to rounding: the expression around
 //! the sums and `E` are the same f32 operations, and a sum of `n` terms
 //! regrouped into two passes (each tap a fused multiply-add) differs from
@@ -45,6 +59,7 @@
 //! bound of a reduction). Rows are computed independently of the strip
 //! they belong to, so fused and unfused runs agree bit for bit.
 
+use super::exp::exp_row;
 use super::separable::factors;
 use super::simd::dispatch;
 use super::taps::{fold_row, Fold};
@@ -55,6 +70,11 @@ use hipacc_core::{Bindings, BoundaryMode, Interpolation, Rect};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+
+/// Output columns an `iterate` body runs over per step: its rows (about
+/// 1 KiB each) then stay in the first-level cache across the taps, where
+/// rows of a whole 2048-wide image did not.
+const WALK_LANES: usize = 256;
 
 /// One step of a [`Tape`]; step `i` writes row register `i`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +98,17 @@ enum Op {
     Abs(usize),
     /// `√a`.
     Sqrt(usize),
+    /// `exp(a)`, within 2 ulp ([`super::exp`]).
+    Exp(usize),
+    /// A copy of `a`: the own row of a variable that an `iterate` assigns.
+    Copy(usize),
+    /// Runs `iterate` `k` here, updating the rows of the variables it
+    /// assigns (in the tape around the sums).
+    Walk(usize),
+    /// Row `a` of the tape around the sums (in an `iterate` body).
+    Outer(usize),
+    /// The mask coefficient at the tap (in an `iterate` body).
+    Coef,
 }
 
 /// The binary operations of a [`Tape`].
@@ -130,11 +161,30 @@ struct Sum {
     summand: Tape,
 }
 
-/// A body that runs as window sums in two passes and an expression of
-/// their results.
+/// An `iterate` of the body: its window, the body's steps run at every
+/// tap across a row, and the variables it assigns as `(row in the tape
+/// around the sums, body step of the value after the tap)`.
+#[derive(Clone, Debug, PartialEq)]
+struct Walk {
+    window: Window,
+    body: Tape,
+    carried: Vec<(usize, usize)>,
+}
+
+impl Walk {
+    /// Whether the body calls `exp`, which the direct path runs as one
+    /// library call per tap and pixel.
+    fn calls_exp(&self) -> bool {
+        self.body.ops.iter().any(|op| matches!(op, Op::Exp(_)))
+    }
+}
+
+/// A body that runs as window reductions and `iterate`s a row at a time
+/// and an expression of their results.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Program {
     sums: Vec<Sum>,
+    walks: Vec<Walk>,
     outer: Tape,
 }
 
@@ -147,21 +197,68 @@ pub(crate) fn program(k: &ir::Kernel) -> Option<Program> {
         k,
         vars: HashMap::new(),
         sums: Vec::new(),
+        walks: Vec::new(),
+        scope: None,
     };
+    let assigned = assigned_in_walks(&k.body.stmts);
     let mut outer = Tape::default();
     for stmt in &k.body.stmts {
-        let ir::Stmt::Let { var, value } = stmt else {
-            return None;
-        };
-        let slot = c.expr(value, &mut outer, None)?;
-        c.vars.insert(*var, slot);
+        match stmt {
+            ir::Stmt::Let { var, value } => {
+                let mut slot = c.expr(value, &mut outer, None)?;
+                if assigned.contains(var) {
+                    slot = outer.push(Op::Copy(slot));
+                }
+                c.vars.insert(*var, slot);
+            }
+            ir::Stmt::Iterate {
+                window,
+                dx,
+                dy,
+                body,
+            } => {
+                // The body reads variables from their rows: those that
+                // name a read or a sum get rows of their own.
+                for slot in c.vars.values_mut() {
+                    if matches!(outer.ops[*slot], Op::Read(_) | Op::Sum(_)) {
+                        *slot = outer.push(Op::Copy(*slot));
+                    }
+                }
+                let walk = c.walk(*window, (*dx, *dy), body)?;
+                c.walks.push(walk);
+                outer.push(Op::Walk(c.walks.len() - 1));
+            }
+            _ => return None,
+        }
     }
     let result = k.body.result.as_ref()?;
-    c.expr(result, &mut outer, None)?;
-    (!c.sums.is_empty()).then_some(Program {
+    let last = c.expr(result, &mut outer, None)?;
+    // `eval` returns the last step's row: a result naming an earlier step
+    // (a variable) gets a copy at the end.
+    if last + 1 != outer.ops.len() {
+        outer.push(Op::Copy(last));
+    }
+    (!c.sums.is_empty() || !c.walks.is_empty()).then_some(Program {
         sums: c.sums,
+        walks: c.walks,
         outer,
     })
+}
+
+/// The variables that `iterate` bodies among `stmts` assign.
+fn assigned_in_walks(stmts: &[ir::Stmt]) -> Vec<ir::VarId> {
+    stmts
+        .iter()
+        .filter_map(|s| match s {
+            ir::Stmt::Iterate { body, .. } => Some(&body.stmts),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|s| match s {
+            ir::Stmt::Assign { var, .. } => Some(*var),
+            _ => None,
+        })
+        .collect()
 }
 
 struct Compiler<'k> {
@@ -169,9 +266,56 @@ struct Compiler<'k> {
     /// `let` variables around the sums, by register.
     vars: HashMap<ir::VarId, usize>,
     sums: Vec<Sum>,
+    walks: Vec<Walk>,
+    /// Inside an `iterate` body: its window and its variables by step.
+    scope: Option<(Window, HashMap<ir::VarId, usize>)>,
 }
 
 impl Compiler<'_> {
+    /// The walk of `iterate(window, |dx, dy| body)`: `let`s and
+    /// assignments of f32 values.
+    fn walk(
+        &mut self,
+        window: Window,
+        offsets: (ir::VarId, ir::VarId),
+        body: &ir::Block,
+    ) -> Option<Walk> {
+        match window {
+            Window::Mask(m) => (self.k.masks.get(m)?.ty == Type::F32).then_some(())?,
+            Window::Domain(d) => self.k.domains.get(d).map(|_| ())?,
+        }
+        body.result.is_none().then_some(())?;
+        self.scope = Some((window, HashMap::new()));
+        let mut tape = Tape::default();
+        let mut carried = Vec::new();
+        for stmt in &body.stmts {
+            let (var, value, outer) = match stmt {
+                ir::Stmt::Let { var, value } => (var, value, false),
+                ir::Stmt::Assign { var, value } => (var, value, self.vars.contains_key(var)),
+                _ => return None,
+            };
+            let mut step = self.expr(value, &mut tape, Some(offsets))?;
+            // What is written back after each tap must be a row of its own.
+            if outer && matches!(tape.ops[step], Op::Read(_) | Op::Outer(_)) {
+                step = tape.push(Op::Copy(step));
+            }
+            self.scope.as_mut()?.1.insert(*var, step);
+            if outer && !carried.contains(var) {
+                carried.push(*var);
+            }
+        }
+        let (_, locals) = self.scope.take()?;
+        let carried = carried
+            .iter()
+            .map(|v| Some((*self.vars.get(v)?, *locals.get(v)?)))
+            .collect::<Option<_>>()?;
+        Some(Walk {
+            window,
+            body: tape,
+            carried,
+        })
+    }
+
     /// Appends `e` to `tape`, returning its register. `offsets` is the
     /// window offset variables inside a sum's summand.
     fn expr(
@@ -192,6 +336,19 @@ impl Compiler<'_> {
                 tape.push(Op::Param(*p))
             }
             ExprKind::Var(v) if offsets.is_none() => *self.vars.get(v)?,
+            ExprKind::Var(v) if self.scope.is_some() => match self.scope.as_ref()?.1.get(v) {
+                Some(&step) => step,
+                None => tape.push(Op::Outer(*self.vars.get(v)?)),
+            },
+            ExprKind::MaskCoef { mask, dx, dy }
+                if offsets.is_some_and(|(vx, vy)| is_var(dx, vx) && is_var(dy, vy))
+                    && self
+                        .scope
+                        .as_ref()
+                        .is_some_and(|(w, _)| *w == Window::Mask(*mask)) =>
+            {
+                tape.push(Op::Coef)
+            }
             ExprKind::Read { acc, dx, dy } => {
                 let slot = self.k.accessors.get(*acc)?;
                 let ok = slot.pixel == Type::F32
@@ -230,6 +387,7 @@ impl Compiler<'_> {
                 let op = match (func, regs.as_slice()) {
                     (Intrinsic::Abs, &[a]) => Op::Abs(a),
                     (Intrinsic::Sqrt, &[a]) => Op::Sqrt(a),
+                    (Intrinsic::Exp, &[a]) => Op::Exp(a),
                     (Intrinsic::Min, &[a, b]) => Op::Bin(Bin::Min, a, b),
                     (Intrinsic::Max, &[a, b]) => Op::Bin(Bin::Max, a, b),
                     (Intrinsic::MulAdd, &[a, b, c]) => Op::MulAdd(a, b, c),
@@ -319,6 +477,8 @@ impl Taps {
 pub(crate) struct Setup {
     /// Per sum.
     taps: Vec<Taps>,
+    /// Per walk: [`Taps::Each`].
+    walks: Vec<Taps>,
     params: Vec<f32>,
 }
 
@@ -330,28 +490,50 @@ pub(crate) fn setup(program: &Program, bindings: &Bindings, each: bool) -> Optio
     for s in &program.sums {
         taps.push(sum_taps(s, bindings, each)?);
     }
+    let mut walks = Vec::with_capacity(program.walks.len());
+    for w in &program.walks {
+        // A walk without `exp` runs as fast directly where its window is
+        // written out.
+        (each || w.calls_exp()).then_some(())?;
+        walks.push(each_taps(w.window, bindings)?);
+    }
     let params = bindings
         .params
         .iter()
         .map(|p| p.value.as_f64() as f32)
         .collect();
-    Some(Setup { taps, params })
+    Some(Setup {
+        taps,
+        walks,
+        params,
+    })
 }
 
 /// How `sum` runs in this launch; see [`setup`].
 fn sum_taps(sum: &Sum, bindings: &Bindings, each: bool) -> Option<Taps> {
-    let (w, h, coefs, enabled): (usize, usize, Vec<f32>, Vec<bool>) = match sum.window {
+    if let (Window::Mask(m), true) = (sum.window, sum.weighted) {
+        let m = bindings.masks.get(m)?;
+        let (w, h) = (m.slot.width as usize, m.slot.height as usize);
+        let values: Vec<f64> = m.values.iter().map(|v| v.as_f64()).collect();
+        if w % 2 == 1 && h % 2 == 1 {
+            if let Some((kx, ky)) = factors(&values, w, h, 4.0 * f64::from(f32::EPSILON)) {
+                let f32s = |k: Vec<f64>| k.into_iter().map(|v| v as f32).collect();
+                return Some(Taps::Passes(f32s(kx), f32s(ky)));
+            }
+        }
+    }
+    each.then_some(())?;
+    each_taps(sum.window, bindings)
+}
+
+/// `window` as [`Taps::Each`] in this launch; `None` for an empty window
+/// (the direct path's error to report).
+fn each_taps(window: Window, bindings: &Bindings) -> Option<Taps> {
+    let (w, h, coefs, enabled): (usize, usize, Vec<f32>, Vec<bool>) = match window {
         Window::Mask(m) => {
             let m = bindings.masks.get(m)?;
             let (w, h) = (m.slot.width as usize, m.slot.height as usize);
-            let values: Vec<f64> = m.values.iter().map(|v| v.as_f64()).collect();
-            if sum.weighted && w % 2 == 1 && h % 2 == 1 {
-                if let Some((kx, ky)) = factors(&values, w, h, 4.0 * f64::from(f32::EPSILON)) {
-                    let f32s = |k: Vec<f64>| k.into_iter().map(|v| v as f32).collect();
-                    return Some(Taps::Passes(f32s(kx), f32s(ky)));
-                }
-            }
-            let coefs = values.into_iter().map(|v| v as f32).collect();
+            let coefs = m.values.iter().map(|v| v.as_f64() as f32).collect();
             (w, h, coefs, vec![true; w * h])
         }
         Window::Domain(d) => {
@@ -368,8 +550,9 @@ fn sum_taps(sum: &Sum, bindings: &Bindings, each: bool) -> Option<Taps> {
                 .collect()
         })
         .collect();
-    // An empty window is the direct path's error to report.
-    (each && rows.iter().any(|r| !r.is_empty())).then_some(Taps::Each { width: w, rows })
+    rows.iter()
+        .any(|r| !r.is_empty())
+        .then_some(Taps::Each { width: w, rows })
 }
 
 /// An accessor's pixels as the rows are read: the image, or the row
@@ -480,6 +663,10 @@ struct Strip<'a> {
     /// Row registers of the tapes, and accessor rows.
     regs: Vec<Vec<f32>>,
     reads: Vec<Vec<f32>>,
+    /// The same for the bodies of `iterate`s, which run while the tape
+    /// around them holds its rows.
+    walk_regs: Vec<Vec<f32>>,
+    walk_reads: Vec<Vec<f32>>,
     spare: &'a mut Vec<Vec<f32>>,
 }
 
@@ -500,6 +687,8 @@ impl<'a> Strip<'a> {
             results: Vec::new(),
             regs: Vec::new(),
             reads: Vec::new(),
+            walk_regs: Vec::new(),
+            walk_reads: Vec::new(),
             spare,
         }
     }
@@ -518,6 +707,7 @@ impl<'a> Strip<'a> {
             .setup
             .taps
             .iter()
+            .chain(&self.setup.walks)
             .map(|t| w + t.width() - 1)
             .max()
             .unwrap_or(w);
@@ -534,6 +724,23 @@ impl<'a> Strip<'a> {
         for _ in 0..self.sources.len() {
             let v = self.take(max_len);
             self.reads.push(v);
+        }
+        if !program.walks.is_empty() {
+            let body = program.walks.iter().map(|k| k.body.ops.len()).max();
+            for _ in 0..body.unwrap_or(0) {
+                let v = self.take(WALK_LANES.min(w));
+                self.walk_regs.push(v);
+            }
+            // All window rows of an `iterate` at once.
+            let window = self.setup.walks.iter().map(|t| match t {
+                Taps::Each { width, rows } => rows.len() * (w + width - 1),
+                Taps::Passes(..) => 0,
+            });
+            let len = window.max().unwrap_or(0);
+            for _ in 0..self.sources.len() {
+                let v = self.take(len);
+                self.walk_reads.push(v);
+            }
         }
         for t in &self.setup.taps {
             let ring = match t {
@@ -555,14 +762,26 @@ impl<'a> Strip<'a> {
             for a in outer.reads() {
                 self.sources[a].gather(py, 0, &mut self.reads[a][..w]);
             }
-            let last = eval(
-                outer,
-                w,
-                &self.setup.params,
-                &self.reads,
-                &self.results,
-                &mut self.regs,
-            );
+            let (setup, sources) = (self.setup, self.sources);
+            let mut walker = Walker {
+                sources,
+                params: &setup.params,
+                reads: &mut self.walk_reads,
+                regs: &mut self.walk_regs,
+            };
+            let mut walk = |k: usize, rows: &mut [Vec<f32>]| {
+                walker.run(&program.walks[k], &setup.walks[k], rows, py, w);
+            };
+            let env = Env {
+                params: &setup.params,
+                reads: &self.reads,
+                shift: 0,
+                sums: &self.results,
+                outer: &[],
+                outer_at: 0,
+                coef: 0.0,
+            };
+            let last = eval(outer, w, &env, &mut self.regs, &mut walk);
             let x0 = self.space.x;
             orow[x0..x0 + w].copy_from_slice(&self.regs[last][..w]);
         }
@@ -571,10 +790,20 @@ impl<'a> Strip<'a> {
             results,
             regs,
             reads,
+            walk_regs,
+            walk_reads,
             spare,
             ..
         } = self;
-        spare.extend(rings.into_iter().chain(results).chain(regs).chain(reads));
+        spare.extend(
+            rings
+                .into_iter()
+                .chain(results)
+                .chain(regs)
+                .chain(reads)
+                .chain(walk_regs)
+                .chain(walk_reads),
+        );
     }
 
     /// Reduction `k` at region row `py` into its result row.
@@ -604,10 +833,17 @@ impl<'a> Strip<'a> {
             let e = eval(
                 &sum.summand,
                 n,
-                &self.setup.params,
-                &self.reads,
-                &self.results,
+                &Env {
+                    params: &self.setup.params,
+                    reads: &self.reads,
+                    shift: 0,
+                    sums: &[],
+                    outer: &[],
+                    outer_at: 0,
+                    coef: 0.0,
+                },
                 &mut self.regs,
+                &mut no_walks,
             );
             let out = &mut self.results[k][..w];
             fold_row(sum.fold, sum.weighted, &self.regs[e][..n], taps, first, out);
@@ -638,10 +874,17 @@ impl<'a> Strip<'a> {
             let e = eval(
                 summand,
                 n,
-                &self.setup.params,
-                &self.reads,
-                &self.results,
+                &Env {
+                    params: &self.setup.params,
+                    reads: &self.reads,
+                    shift: 0,
+                    sums: &[],
+                    outer: &[],
+                    outer_at: 0,
+                    coef: 0.0,
+                },
                 &mut self.regs,
+                &mut no_walks,
             );
             let slot = sy.rem_euclid(h as i64) as usize;
             horizontal(
@@ -661,40 +904,131 @@ impl<'a> Strip<'a> {
     }
 }
 
+/// Runs the bodies of `iterate`s over a row.
+struct Walker<'s> {
+    sources: &'s [Source<'s>],
+    params: &'s [f32],
+    reads: &'s mut [Vec<f32>],
+    regs: &'s mut [Vec<f32>],
+}
+
+impl Walker<'_> {
+    /// Runs `walk` (its taps `taps`) for region row `py` over `w` output
+    /// lanes: for each window row, the accessor rows the body reads, then
+    /// the body at every tap of the row, each tap's assignments written
+    /// back to the rows `outer` of the tape around it. Each lane thus runs
+    /// the body at the taps in the order of the direct path.
+    fn run(&mut self, walk: &Walk, taps: &Taps, outer: &mut [Vec<f32>], py: i64, w: usize) {
+        let Taps::Each { width, rows } = taps else {
+            unreachable!("bug: an iterate in two passes");
+        };
+        let (cx, cy) = ((width / 2) as i64, (rows.len() / 2) as i64);
+        let n = w + width - 1;
+        let reads = walk.body.reads();
+        let rows: Vec<(usize, &[(usize, f32)])> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_empty())
+            .map(|(j, t)| (j, t.as_slice()))
+            .collect();
+        // Every window row the body reads, row `k` at `k * n`.
+        for (k, &(j, _)) in rows.iter().enumerate() {
+            let sy = py - cy + j as i64;
+            for &a in &reads {
+                self.sources[a].gather(sy, -cx, &mut self.reads[a][k * n..(k + 1) * n]);
+            }
+        }
+        for c0 in (0..w).step_by(WALK_LANES) {
+            let lanes = WALK_LANES.min(w - c0);
+            for (k, &(_, taps)) in rows.iter().enumerate() {
+                for &(i, coef) in taps {
+                    let env = Env {
+                        params: self.params,
+                        reads: &*self.reads,
+                        shift: k * n + c0 + i,
+                        sums: &[],
+                        outer: &*outer,
+                        outer_at: c0,
+                        coef,
+                    };
+                    eval(&walk.body, lanes, &env, self.regs, &mut no_walks);
+                    for &(home, step) in &walk.carried {
+                        outer[home][c0..c0 + lanes].copy_from_slice(&self.regs[step][..lanes]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a tape's steps read besides its own rows.
+struct Env<'e> {
+    params: &'e [f32],
+    /// Accessor rows; a step reads `n` lanes from column `shift`.
+    reads: &'e [Vec<f32>],
+    shift: usize,
+    sums: &'e [Vec<f32>],
+    /// The rows of the tape around the sums (for an `iterate` body), read
+    /// from column `outer_at`.
+    outer: &'e [Vec<f32>],
+    outer_at: usize,
+    /// The tap's mask coefficient (for an `iterate` body).
+    coef: f32,
+}
+
+impl Env<'_> {
+    /// The `n` lanes of step `j` of `tape`: its own row, or the row it
+    /// names without copying.
+    fn row<'r>(&'r self, tape: &Tape, j: usize, regs: &'r [Vec<f32>], n: usize) -> &'r [f32] {
+        match tape.ops[j] {
+            Op::Read(a) => &self.reads[a][self.shift..self.shift + n],
+            Op::Sum(k) => &self.sums[k][..n],
+            Op::Outer(r) => &self.outer[r][self.outer_at..self.outer_at + n],
+            _ => &regs[j][..n],
+        }
+    }
+}
+
 /// Runs `tape` over `n` lanes; returns the register of its result.
+/// `walk(k, rows)` runs `iterate` `k` over the rows of the steps before it.
 fn eval(
     tape: &Tape,
     n: usize,
-    params: &[f32],
-    reads: &[Vec<f32>],
-    sums: &[Vec<f32>],
+    env: &Env,
     regs: &mut [Vec<f32>],
+    walk: &mut dyn FnMut(usize, &mut [Vec<f32>]),
 ) -> usize {
     let last = tape.ops.len() - 1;
     for (i, op) in tape.ops.iter().enumerate() {
         let (before, rest) = regs.split_at_mut(i);
         let out = &mut rest[0][..n];
-        // Operands that are reads or sums are taken from their rows, not
-        // copied into registers first.
-        let r = |j: usize| match tape.ops[j] {
-            Op::Read(a) => &reads[a][..n],
-            Op::Sum(k) => &sums[k][..n],
-            _ => &before[j][..n],
-        };
+        // Operands that are reads, sums or outer rows are taken from their
+        // rows, not copied into registers first.
+        let r = |j: usize| env.row(tape, j, before, n);
         match *op {
             Op::Const(c) => out.fill(c),
-            Op::Param(p) => out.fill(params[p]),
-            Op::Read(a) if i == last => out.copy_from_slice(&reads[a][..n]),
-            Op::Sum(k) if i == last => out.copy_from_slice(&sums[k][..n]),
-            Op::Read(_) | Op::Sum(_) => {}
+            Op::Param(p) => out.fill(env.params[p]),
+            Op::Coef => out.fill(env.coef),
+            Op::Read(_) | Op::Sum(_) | Op::Outer(_) if i == last => {
+                out.copy_from_slice(env.row(tape, i, before, n))
+            }
+            Op::Read(_) | Op::Sum(_) | Op::Outer(_) => {}
+            Op::Copy(a) => out.copy_from_slice(r(a)),
+            Op::Walk(k) => walk(k, before),
             Op::Neg(a) => unary(r(a), out, Un::Neg),
             Op::Abs(a) => unary(r(a), out, Un::Abs),
             Op::Sqrt(a) => unary(r(a), out, Un::Sqrt),
+            Op::Exp(a) => exp_row(r(a), out),
             Op::Bin(op, a, b) => binary(r(a), r(b), out, op),
             Op::MulAdd(a, b, c) => mul_add(r(a), r(b), r(c), out),
         }
     }
     last
+}
+
+/// A tape without `iterate`s has nothing to walk.
+fn no_walks(k: usize, _: &mut [Vec<f32>]) {
+    unreachable!("bug: iterate {k} in a tape without any");
 }
 
 #[derive(Clone, Copy)]
@@ -704,23 +1038,29 @@ enum Un {
     Sqrt,
 }
 
-fn unary(a: &[f32], out: &mut [f32], op: Un) {
-    match op {
-        Un::Neg => out.iter_mut().zip(a).for_each(|(o, &a)| *o = -a),
-        Un::Abs => out.iter_mut().zip(a).for_each(|(o, &a)| *o = a.abs()),
-        Un::Sqrt => out.iter_mut().zip(a).for_each(|(o, &a)| *o = a.sqrt()),
+dispatch! {
+    /// `out = op a`, compiled for AVX2 where the CPU has it.
+    fn unary<>(a: &[f32], out: &mut [f32], op: Un) {
+        match op {
+            Un::Neg => out.iter_mut().zip(a).for_each(|(o, &a)| *o = -a),
+            Un::Abs => out.iter_mut().zip(a).for_each(|(o, &a)| *o = a.abs()),
+            Un::Sqrt => out.iter_mut().zip(a).for_each(|(o, &a)| *o = a.sqrt()),
+        }
     }
 }
 
-fn binary(a: &[f32], b: &[f32], out: &mut [f32], op: Bin) {
-    let it = out.iter_mut().zip(a.iter().zip(b));
-    match op {
-        Bin::Add => it.for_each(|(o, (&a, &b))| *o = a + b),
-        Bin::Sub => it.for_each(|(o, (&a, &b))| *o = a - b),
-        Bin::Mul => it.for_each(|(o, (&a, &b))| *o = a * b),
-        Bin::Div => it.for_each(|(o, (&a, &b))| *o = a / b),
-        Bin::Min => it.for_each(|(o, (&a, &b))| *o = a.min(b)),
-        Bin::Max => it.for_each(|(o, (&a, &b))| *o = a.max(b)),
+dispatch! {
+    /// `out = a op b`, compiled for AVX2 where the CPU has it.
+    fn binary<>(a: &[f32], b: &[f32], out: &mut [f32], op: Bin) {
+        let it = out.iter_mut().zip(a.iter().zip(b));
+        match op {
+            Bin::Add => it.for_each(|(o, (&a, &b))| *o = a + b),
+            Bin::Sub => it.for_each(|(o, (&a, &b))| *o = a - b),
+            Bin::Mul => it.for_each(|(o, (&a, &b))| *o = a * b),
+            Bin::Div => it.for_each(|(o, (&a, &b))| *o = a / b),
+            Bin::Min => it.for_each(|(o, (&a, &b))| *o = a.min(b)),
+            Bin::Max => it.for_each(|(o, (&a, &b))| *o = a.max(b)),
+        }
     }
 }
 

@@ -1,0 +1,189 @@
+//! `iterate` bodies run across rows on the CPU where the direct path
+//! would loop over taps per pixel: windows of run-time size it does not
+//! write out, and bodies that call `exp` (a library call per tap there).
+//! Checked against the IR evaluator on every boundary mode, odd sizes and
+//! images smaller than the window, in parallel bands and on one thread.
+//!
+//! Without `exp` each pixel runs the same f32 operations in the same tap
+//! order: the same bits. With `exp` (within 2 ulp of the correctly
+//! rounded value on the row path) a bilateral weight is off by at most
+//! about 3 ε relative, so the weighted mean moves by at most about
+//! `6 ε max |v|`; the check allows `64 ε (1 + |reference|)`, far below
+//! what a wrong tap or boundary changes (a tap's weight times a sample
+//! difference of at least 1/1024).
+
+use hipacc::core::ir::evaluate_kernel;
+use hipacc::prelude::*;
+
+mod cpu_support;
+use cpu_support::{boundary, image};
+
+/// A bilateral filter: spatial weights from a mask, range weights from
+/// the difference to the centre pixel.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Bilateral {
+    input: Accessor<f32>,
+    spatial: Mask<f32>,
+    range_scale: f32,
+}
+
+#[kernel_body]
+impl Bilateral {
+    fn kernel(&self) -> f32 {
+        let c = self.input();
+        let mut num = 0.0f32;
+        let mut den = 0.0f32;
+        iterate(&self.spatial, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let d = v - c;
+            let w = self.spatial.at(dx, dy) * (-(d * d) * self.range_scale).exp();
+            num += w * v;
+            den += w;
+        });
+        num / den
+    }
+}
+
+/// Sums of squares and of products over a domain, combined after.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Moments {
+    a: Accessor<f32>,
+    b: Accessor<f32>,
+    window: Domain,
+}
+
+#[kernel_body]
+impl Moments {
+    fn kernel(&self) -> f32 {
+        let mut saa = 0.0f32;
+        let mut sab = self.b();
+        iterate(&self.window, |dx, dy| {
+            let a = self.a.at(dx, dy);
+            saa += a * a;
+            sab = sab + a * self.b.at(dx, dy);
+        });
+        sab / saa
+    }
+}
+
+/// A product over a mask, returned as the variable the `iterate` assigns:
+/// the result is a row the body writes, not a step after it.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct WeightedProduct {
+    input: Accessor<f32>,
+    weights: Mask<f32>,
+}
+
+#[kernel_body]
+impl WeightedProduct {
+    fn kernel(&self) -> f32 {
+        let mut p = 1.0f32;
+        iterate(&self.weights, |dx, dy| {
+            p *= 1.0 + self.weights.at(dx, dy) * (self.input.at(dx, dy) - 1.0);
+        });
+        p
+    }
+}
+
+/// A `w x h` mask of positive spatial weights, largest at the centre.
+fn spatial(w: usize, h: usize) -> Mask<f32> {
+    let values = (0..w * h)
+        .map(|k| {
+            let (i, j) = (
+                (k % w) as f32 - (w / 2) as f32,
+                (k / w) as f32 - (h / 2) as f32,
+            );
+            1.0 / (1.0 + 0.25 * (i * i + j * j))
+        })
+        .collect();
+    Mask::from_vec(w, h, values).expect("odd sizes")
+}
+
+/// Runs `kernel` on the CPU over the whole of a `w x h` output and checks
+/// it against the evaluator: within `ulps · ε (1 + |reference|)` per
+/// pixel (0: the same bits).
+fn check<K: Kernel<Output = f32>>(what: &str, kernel: &K, w: usize, h: usize, ulps: f32) {
+    let (cpu, reference) = (
+        Image::<f32>::new(w, h).unwrap(),
+        Image::<f32>::new(w, h).unwrap(),
+    );
+    evaluate_kernel(kernel, &IterationSpace::full(&reference)).expect("evaluator");
+    let want = reference.to_vec().unwrap();
+    for device in [
+        Device::cpu_serial_below(0),
+        Device::cpu_serial_below(usize::MAX),
+    ] {
+        kernel
+            .execute(&device, &IterationSpace::full(&cpu))
+            .expect("cpu");
+        let got = cpu.to_vec().unwrap();
+        for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+            let ok = if ulps == 0.0 {
+                g.to_bits() == r.to_bits()
+            } else {
+                (g - r).abs() <= ulps * f32::EPSILON * (1.0 + r.abs())
+            };
+            assert!(
+                ok,
+                "{what} {w}x{h}: pixel ({}, {}) is {g}, the evaluator gives {r}",
+                i % w,
+                i / w
+            );
+        }
+    }
+}
+
+const SIZES: [(usize, usize); 6] = [(1, 1), (2, 3), (4, 9), (13, 5), (67, 45), (131, 71)];
+
+#[test]
+fn bilateral_filters_match_the_evaluator_on_every_mode() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 11);
+        for mode in 0..5 {
+            for (mw, mh) in [(5, 5), (9, 9), (13, 13), (7, 3)] {
+                let k = Bilateral {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    spatial: spatial(mw, mh),
+                    range_scale: 50.0,
+                };
+                check(&format!("{mw}x{mh} bilateral, mode {mode}"), &k, w, h, 64.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn iterate_sums_without_exp_give_the_evaluator_bits() {
+    for (w, h) in SIZES {
+        let (a, b) = (image(w, h, 12), image(w, h, 13));
+        for mode in 0..5 {
+            for n in [9, 11] {
+                let k = Moments {
+                    a: Accessor::new(&a).with_boundary(boundary(mode)),
+                    b: Accessor::new(&b).with_boundary(boundary(4 - mode)),
+                    window: Domain::new(n, n).unwrap(),
+                };
+                check(&format!("{n}x{n} moments, mode {mode}"), &k, w, h, 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn iterate_results_that_name_the_carried_variable_give_the_evaluator_bits() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 14);
+        for mode in 0..5 {
+            for (mw, mh) in [(3, 3), (9, 9), (11, 5)] {
+                let k = WeightedProduct {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    weights: spatial(mw, mh),
+                };
+                check(&format!("{mw}x{mh} product, mode {mode}"), &k, w, h, 0.0);
+            }
+        }
+    }
+}
