@@ -2,7 +2,7 @@
 """Times hipacc-rs and its peers on identical workloads, in one session.
 
     python3 benches/scripts/compare.py [--rounds R] [--runs N] [--out DIR]
-        [--workloads gauss5,jacobi,pyramid,vcycle,hdr] [--pyamg] [--bin PATH]
+        [--workloads gauss5,jacobi,pyramid,vcycle,hdr,suite] [--pyamg] [--bin PATH]
 
 Normally started by benches/scripts/compare.sh, which installs the peers.
 For each round, each workload's implementations are timed one after the
@@ -15,7 +15,10 @@ f64 arrays of 64 MiB), timed once per round.
 Before timing, every peer is checked against hipacc on a small image
 (hipacc-bench --dump) and the max |diff| is reported. The hdr workload runs
 benches/scripts/hdr_compare.sh (pfstmo_fattal02) and hipacc-bench on the
-images in ../shared/hdr; without them it is skipped.
+images in ../shared/hdr; without them it is skipped. The suite workload runs
+benches/scripts/suite_compare.py (HIPAcc's samples against Halide and
+OpenCV, target/release/suite-ratios) with the same rounds and runs; its
+workloads join the table and the chart as "suite NAME" rows.
 
 Writes DIR/table.md, DIR/chart.svg, DIR/report.md, docs/images/perf-chart.svg
 and PERFORMANCE.md (all relative to the repository root).
@@ -33,11 +36,13 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # in the peers' processes too
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import suite_compare  # noqa: E402
 from compare import filters, peers, pyramid, report, vcycle  # noqa: E402
 from compare.common import SIZE, HipaccBench, load_f32, max_diff, summary  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-WORKLOADS = ["gauss5", "jacobi", "pyramid", "vcycle", "hdr"]
+WORKLOADS = ["gauss5", "jacobi", "pyramid", "vcycle", "hdr", "suite"]
+SUITE_BIN = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "suite-ratios")
 HDR_DIR = os.path.join("..", "shared", "hdr")
 HDR_EXT = (".hdr", ".pic", ".exr", ".pfm")
 BYTES_PER_PIXEL = {"gauss5": 8, "jacobi": 12}
@@ -187,7 +192,39 @@ def goals(rows, triad_gbs):
                 sp = p["median"] / r["median"]
                 line(f"{r['workload']}: at least 5x faster than pfstmo_fattal02 (DCT)",
                      f"{r['median']:.0f} ms vs {p['median']:.0f} ms ({sp:.1f}x)", sp >= 5)
+    per, geo = suite_ratios(rows)
+    for name, r in per.items():
+        line(f"suite {name}: at or below 1.0x Halide's best schedule", f"{r:.2f}x", r <= 1.0)
+    if per:
+        line("suite: geometric mean of hipacc-rs / Halide at or below 0.8", f"{geo:.2f}", geo <= 0.8)
     return "\n".join(out)
+
+
+def run_suite(rounds, runs, rows):
+    """suite_compare.py's measurement: rows for the table and the chart,
+    and its own table (with the outputs' differences)."""
+    if not os.access(SUITE_BIN, os.X_OK):
+        sys.exit(f"compare.py: {SUITE_BIN} not found; build it with "
+                 "cargo build --release -p hipacc-benches --bin suite-ratios")
+    log("suite: benches/scripts/suite_compare.py")
+    samples, diffs = suite_compare.measure(SUITE_BIN, rounds, runs)
+    for (name, impl), v in samples.items():
+        med, lo, hi = summary(v)
+        rows.append({"workload": f"suite {name}", "impl": impl, "hipacc": impl == "hipacc-rs",
+                     "median": med, "min": lo, "max": hi, "suite": name})
+    text, bad = suite_compare.table(samples, diffs, rounds, runs)
+    if bad:
+        sys.exit(f"compare.py: suite outputs differ beyond {suite_compare.TOLERANCE}: {bad}")
+    return text
+
+
+def suite_ratios(rows):
+    """{suite workload: hipacc-rs / Halide} from the rows, and their geometric mean."""
+    med = {(r["suite"], r["impl"]): r["median"] for r in rows if r.get("suite")}
+    per = {n: med[(n, "hipacc-rs")] / med[(n, "Halide")] for (n, impl) in med
+           if impl == "Halide" and (n, "hipacc-rs") in med}
+    geo = float(np.exp(np.mean(np.log(list(per.values()))))) if per else None
+    return per, geo
 
 
 def main():
@@ -197,7 +234,7 @@ def main():
         sys.exit(f"compare.py: {a.bin} not found; build it with "
                  "cargo build --release -p hipacc-benches --bin hipacc-bench")
     bench = HipaccBench(a.bin)
-    timed = [w for w in a.workloads if w != "hdr"]
+    timed = [w for w in a.workloads if w not in ("hdr", "suite")]
     sections = [("Same computation", verify(bench, timed, a.out, a.pyamg))] if timed else []
     # Written by benches/scripts/pipeline_compare.py (multi-kernel pipelines
     # against Halide's fused schedules), when it has run.
@@ -258,6 +295,7 @@ def main():
             rows.append({"workload": w, "impl": f"bandwidth bound ({bound_note} at triad)",
                          "is_bound": True, "median": bound_ms})
     hdr_table = run_hdr(bench, a.runs, rows) if "hdr" in a.workloads else None
+    suite_table = run_suite(a.rounds, a.runs, rows) if "suite" in a.workloads else None
 
     notes = [
         f"- STREAM triad (hipacc-bench --workload triad: Rust, rayon, three 64 MiB f64 arrays, "
@@ -278,11 +316,18 @@ def main():
                      "file I/O excluded); pfstmo_fattal02 is its whole process on a .pfs file, the "
                      "median of hdr_compare.sh's runs. hdr_compare.sh's own table below times "
                      "hdr-compress as one cold process per image.")
+    if suite_table:
+        notes.append("- suite: HIPAcc's samples written as the README teaches (benches/src/suite.rs), "
+                     "each against Halide's best schedule written here (benches/scripts/compare/suite.py) "
+                     "and OpenCV; suite-ratios times hipacc-rs as the peers are timed (a warm-up call, "
+                     "then blocks of timed calls into preallocated outputs).")
     sections.append(("Notes", "\n".join(notes)))
     sections.insert(0, ("Goals on the CPU backend", goals(rows, triad_gbs)))
     if "hdr" in a.workloads:
         sections.append(("HDR compression: hdr_compare.sh",
                          hdr_table or f"Skipped: no HDR images in {HDR_DIR}, or the script failed."))
+    if suite_table:
+        sections.append(("Sample suite: suite_compare.py", suite_table))
     report.write(a.out, ROOT, rows, sections, a.command)
     print(report.table_md(rows))
     log(f"wrote {a.out}/table.md, {a.out}/chart.svg, docs/images/perf-chart.svg and PERFORMANCE.md")

@@ -43,6 +43,6 @@ if ! [[ -f $STAMP && -x $VENV/bin/python ]]; then
     touch "$STAMP"
 fi
 
-cargo build --release -q -p hipacc-benches --bin hipacc-bench
+cargo build --release -q -p hipacc-benches --bin hipacc-bench --bin suite-ratios
 export HL_JIT_TARGET=x86-64-linux-avx-avx2-f16c-fma-sse41
 exec "$VENV/bin/python" benches/scripts/compare.py "$@"

@@ -95,13 +95,67 @@ def peers_of(name):
     return [label for label, _ in SUITE_PEERS[name]]
 
 
+def measure(binary, rounds, runs):
+    """Times hipacc-rs (suite-ratios) and every peer, round-robin; returns
+    the pooled samples {(workload, implementation): [ms]} and the largest
+    difference of each peer's output {(workload, implementation): rel}."""
+    env = dict(os.environ, RAYON_NUM_THREADS=os.environ.get("RAYON_NUM_THREADS", "2"))
+    samples, diffs = {}, {}
+    with tempfile.TemporaryDirectory() as dump:
+        for rnd in range(rounds):
+            args = [binary, "--json", "--rounds", "1", "--runs", str(runs)]
+            args += ["--dump", dump] if rnd == 0 else []
+            lines = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+            for line in lines.splitlines():
+                j = json.loads(line)
+                samples.setdefault((j["workload"], "hipacc-rs"), []).extend(j["samples_ms"])
+            for name in WORKLOADS + ["histogram"]:
+                for index, label in enumerate(peers_of(name)):
+                    r = run_peer(name, index, dump, runs)
+                    diffs[(name, label)] = max(diffs.get((name, label), 0.0), r["rel_diff"])
+                    samples.setdefault((name, label), []).extend(r["samples_ms"])
+    return samples, diffs
+
+
+def ratios(samples):
+    """{workload: hipacc-rs median / Halide median} and their geometric mean."""
+    med = lambda k: statistics.median(samples[k])
+    r = {n: med((n, "hipacc-rs")) / med((n, "Halide")) for n in WORKLOADS
+         if (n, "hipacc-rs") in samples and (n, "Halide") in samples}
+    return r, math.exp(sum(math.log(v) for v in r.values()) / len(r))
+
+
+def table(samples, diffs, rounds, runs):
+    """The markdown table, the geometric mean and how it was measured; and
+    the workloads whose outputs differ beyond the tolerance."""
+    lines = ["| workload | hipacc-rs ms | Halide ms | OpenCV ms | NumPy ms | hipacc-rs / Halide "
+             "| max rel diff |", "|---|---:|---:|---:|---:|---:|---:|"]
+    bad = []
+    per, geo = ratios(samples)
+    for name in WORKLOADS + ["histogram"]:
+        med = {k: statistics.median(v) for (n, k), v in samples.items() if n == name}
+        cell = lambda k: f"{med[k]:.2f}" if k in med else "—"
+        ratio = per.get(name)
+        diff = max(d for (n, _), d in diffs.items() if n == name)
+        lines.append(f"| {name} | {cell('hipacc-rs')} | {cell('Halide')} | {cell('OpenCV')} "
+                     f"| {cell('NumPy')} | {f'{ratio:.2f}' if ratio else '—'} | {diff:.1e} |")
+        if diff > TOLERANCE:
+            bad.append(name)
+    lines += ["", f"Geometric mean of hipacc-rs / Halide over {len(per)} workloads: {geo:.2f}.",
+              "", f"2048x2048 inputs, 2 threads everywhere. Rounds: {rounds}; timed runs per "
+              f"block: {runs}, after a warm-up, on every side; the median of all "
+              "timed runs. Max rel diff: the largest |peer - hipacc-rs| "
+              f"over the largest |hipacc-rs| (tolerance {TOLERANCE}; histograms: 0 = equal)."]
+    return "\n".join(lines) + "\n", bad
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--runs", type=int, default=9)
     p.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "suite-ratios"))
     p.add_argument("--report", default=os.path.join(ROOT, "target", "perf-report", "suite.md"),
-                   help="where the table is written; compare.py adds it to PERFORMANCE.md")
+                   help="where the table is written")
     p.add_argument("--peer")
     p.add_argument("--index", type=int, default=0)
     p.add_argument("--dump")
@@ -110,43 +164,8 @@ def main():
         return peer_main(a.peer, a.index, a.dump, a.runs)
     if a.rounds < 1 or a.runs < 5:
         p.error("need --rounds >= 1 and --runs >= 5")
-    env = dict(os.environ, RAYON_NUM_THREADS=os.environ.get("RAYON_NUM_THREADS", "2"))
-    names = WORKLOADS + ["histogram"]
-    samples, diffs = {}, {}
-    with tempfile.TemporaryDirectory() as dump:
-        for rnd in range(a.rounds):
-            args = [a.bin, "--json", "--rounds", "1", "--runs", str(a.runs)]
-            args += ["--dump", dump] if rnd == 0 else []
-            lines = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
-            for line in lines.splitlines():
-                j = json.loads(line)
-                samples.setdefault((j["workload"], "hipacc-rs"), []).extend(j["samples_ms"])
-            for name in names:
-                for index, label in enumerate(peers_of(name)):
-                    r = run_peer(name, index, dump, a.runs)
-                    diffs[(name, label)] = max(diffs.get((name, label), 0.0), r["rel_diff"])
-                    samples.setdefault((name, label), []).extend(r["samples_ms"])
-    lines = ["| workload | hipacc-rs ms | Halide ms | OpenCV ms | NumPy ms | hipacc-rs / Halide "
-             "| max rel diff |", "|---|---:|---:|---:|---:|---:|---:|"]
-    bad, ratios = [], []
-    for name in names:
-        med = {k: statistics.median(v) for (n, k), v in samples.items() if n == name}
-        cell = lambda k: f"{med[k]:.2f}" if k in med else "—"
-        ratio = med["hipacc-rs"] / med["Halide"] if "Halide" in med else None
-        if ratio is not None:
-            ratios.append(ratio)
-        diff = max(d for (n, _), d in diffs.items() if n == name)
-        lines.append(f"| {name} | {cell('hipacc-rs')} | {cell('Halide')} | {cell('OpenCV')} "
-                     f"| {cell('NumPy')} | {f'{ratio:.2f}' if ratio else '—'} | {diff:.1e} |")
-        if diff > TOLERANCE:
-            bad.append(name)
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    lines += ["", f"Geometric mean of hipacc-rs / Halide over {len(ratios)} workloads: {geo:.2f}.",
-              "", f"2048x2048 inputs, 2 threads everywhere. Rounds: {a.rounds}; timed runs per "
-              f"block: {a.runs}, after a warm-up, on every side; the median of all "
-              "timed runs. Max rel diff: the largest |peer - hipacc-rs| "
-              f"over the largest |hipacc-rs| (tolerance {TOLERANCE}; histograms: 0 = equal)."]
-    text = "\n".join(lines) + "\n"
+    samples, diffs = measure(a.bin, a.rounds, a.runs)
+    text, bad = table(samples, diffs, a.rounds, a.runs)
     print(text, end="")
     os.makedirs(os.path.dirname(a.report), exist_ok=True)
     with open(a.report, "w") as f:
