@@ -7,12 +7,15 @@
 //! folder holds only the calls into its driver, so the copy of that logic
 //! that runs on PoCL in the tests is the copy a CUDA device runs too.
 
-use super::args::Scalar;
+use super::args::{Packed, Scalar};
+use super::errors::launch;
 use super::limits::Limits;
+use super::masks::{MaskCopies, MaskGuard};
 use crate::{BackendKind, Result};
 use hipacc_codegen::config::occupancy::ResourceUsage;
-use hipacc_codegen::{Config, KernelInfo, Language, Launch, Program, Target};
+use hipacc_codegen::{Config, DeviceDescription, KernelInfo, Language, Launch, Program, Target};
 use hipacc_core::ir::Type;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,6 +37,21 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// The facts of a device just opened: a key no other device has (and
+    /// not 0, the host's), and the target the architecture model finds
+    /// nearest to `description`.
+    pub(crate) fn new(description: &DeviceDescription, driver: String, limits: Limits) -> Facts {
+        static NEXT_KEY: AtomicU64 = AtomicU64::new(0x6770_0000_0000_0001);
+        Facts {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            name: description.name.clone(),
+            driver,
+            is_gpu: !description.is_cpu,
+            target: Target::nearest(description),
+            limits,
+        }
+    }
+
     /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
     /// own limits.
     pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
@@ -95,6 +113,37 @@ pub(crate) struct Enqueue<'a, B: Backend> {
     pub(crate) args: &'a [Arg<B>],
     /// Every mask slot's coefficients as bytes of its C type.
     pub(crate) masks: &'a [Vec<u8>],
+    /// The kernel's device copies of its masks.
+    pub(crate) copies: &'a MaskCopies<B::MaskCopy>,
+}
+
+impl<'a, B: Backend> Enqueue<'a, B> {
+    /// The arguments as a driver taking each by pointer wants them: scalars
+    /// by value, memory by the 64-bit handle `handle` gives (an image's
+    /// buffer or view, or a mask's copy in the kernel's copies), with the
+    /// copies locked until the launch is queued.
+    pub(crate) fn pack(
+        &self,
+        mut handle: impl FnMut(&Arg<B>, &mut MaskGuard<'a, B::MaskCopy>) -> Result<u64>,
+    ) -> Result<(Vec<Packed>, MaskGuard<'a, B::MaskCopy>)> {
+        let mut copies = self.copies.lock();
+        let mut params = Vec::with_capacity(self.args.len());
+        for arg in self.args {
+            params.push(match arg {
+                Arg::Scalar(s) => s.packed(),
+                memory => Packed::handle(handle(memory, &mut copies)?),
+            });
+        }
+        Ok((params, copies))
+    }
+
+    /// The coefficients of mask slot `i`.
+    pub(crate) fn mask(&self, i: usize) -> Result<&[u8]> {
+        match self.masks.get(i) {
+            Some(bytes) => Ok(bytes),
+            None => Err(launch::<B>(&self.info.entry, "no coefficients for mask", i)),
+        }
+    }
 }
 
 /// One GPU driver.
@@ -105,6 +154,8 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     type Program: Send + Sync + 'static;
     /// One kernel of a built program, ready to launch.
     type Entry: Send + Sync + 'static;
+    /// A kernel's device copy of one mask's coefficients.
+    type MaskCopy: Send + 'static;
 
     /// Which backend this is.
     const KIND: BackendKind;

@@ -110,6 +110,7 @@ pub(crate) fn run<B: Backend>(
         launch: &launch,
         args: &args,
         masks: &[],
+        copies: &kernel.masks,
     })?;
     let mut bytes = vec![0u8; out_bytes];
     dev.backend.download(&out, &mut bytes)?;
@@ -148,7 +149,7 @@ fn kernel<B: Backend>(
     for info in generated.kernels.clone() {
         let entry = dev.backend.entry(&built, &info).map_err(fail)?;
         let k = key(dev, info.ir_hash, &info.config);
-        dev.kernels.insert(k, Arc::new(Compiled { info, entry }));
+        dev.kernels.insert(k, Arc::new(Compiled::new(info, entry)));
     }
     Ok(dev.kernels.get(&wanted))
 }

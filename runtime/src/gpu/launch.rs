@@ -70,6 +70,7 @@ impl<B: Backend> Prepared<B> {
             launch: &self.launch,
             args: &self.args,
             masks: &self.masks,
+            copies: &self.kernel.masks,
         })
     }
 }
