@@ -11,9 +11,12 @@
 use crate::Result;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+/// Per mask slot: the bytes its copy holds and the copy, once made.
+type Slots<T> = Vec<Option<(Vec<u8>, T)>>;
+
 /// One device copy per mask slot of a kernel, with the bytes it holds.
 pub(crate) struct MaskCopies<T> {
-    slots: Mutex<Vec<Option<(Vec<u8>, T)>>>,
+    slots: Mutex<Slots<T>>,
 }
 
 impl<T> Default for MaskCopies<T> {
@@ -33,7 +36,7 @@ impl<T> MaskCopies<T> {
 }
 
 /// The locked copies of one launch.
-pub(crate) struct MaskGuard<'a, T>(MutexGuard<'a, Vec<Option<(Vec<u8>, T)>>>);
+pub(crate) struct MaskGuard<'a, T>(MutexGuard<'a, Slots<T>>);
 
 impl<T> MaskGuard<'_, T> {
     /// The copy of slot `slot` holding `bytes`: the one it has when it
@@ -81,7 +84,6 @@ mod tests {
         assert_eq!(launch(1, &[1, 2]), 0);
         assert_eq!(launch(1, &[3, 2]), 1);
         assert_eq!(launch(0, &[3, 2]), 0);
-        drop(launch);
         assert_eq!(writes, 3);
     }
 }
