@@ -67,6 +67,7 @@ impl CudaDevice {
             ],
             max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
             images: true,
+            fp64: true,
         };
         let driver = format!("driver {version}, NVRTC {}", probe::nvrtc_version()?);
         Ok(CudaDevice {

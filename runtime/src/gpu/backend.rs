@@ -11,10 +11,12 @@ use super::args::{Packed, Scalar};
 use super::errors::launch;
 use super::limits::Limits;
 use super::masks::{MaskCopies, MaskGuard};
-use crate::{BackendKind, Result};
+use crate::{BackendKind, Error, Result};
 use hipacc_codegen::config::occupancy::ResourceUsage;
-use hipacc_codegen::{Config, DeviceDescription, KernelInfo, Language, Launch, Program, Target};
-use hipacc_core::ir::Type;
+use hipacc_codegen::{
+    uses_f64, Config, DeviceDescription, KernelInfo, Language, Launch, Program, Target,
+};
+use hipacc_core::ir::{self, Type};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,6 +52,20 @@ impl Facts {
             target: Target::nearest(description),
             limits,
         }
+    }
+
+    /// `Ok` unless `kernel` computes in `f64` and the device cannot: then
+    /// [`Error::UnsupportedType`] naming the device and the type.
+    pub(crate) fn check_types(&self, backend: BackendKind, kernel: &ir::Kernel) -> Result<()> {
+        if self.limits.fp64 || !uses_f64(kernel) {
+            return Ok(());
+        }
+        Err(Error::UnsupportedType {
+            backend,
+            device: self.name.clone(),
+            kernel: kernel.name.clone(),
+            ty: ir::Type::scalar(ir::ScalarType::F64),
+        })
     }
 
     /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
@@ -196,4 +212,59 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     fn synchronize(&self) -> Result<()>;
     /// The device time of the last launch (waits for it).
     fn last_launch_time(&self) -> Option<Duration>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multigrid::kernels::{k32, k64};
+    use hipacc_core::Kernel;
+
+    /// The facts of a device without `f64` arithmetic.
+    fn no_fp64() -> Facts {
+        let description = DeviceDescription {
+            vendor: "Example".into(),
+            name: "Example GPU without fp64".into(),
+            compute_capability: None,
+            is_cpu: false,
+        };
+        let limits = Limits {
+            max_threads: 256,
+            max_block: [256, 256],
+            max_shared: 32 << 10,
+            images: false,
+            fp64: false,
+        };
+        Facts::new(&description, "test driver".into(), limits)
+    }
+
+    #[test]
+    fn a_device_without_fp64_refuses_f64_kernels_naming_itself_and_the_type() {
+        let facts = no_fp64();
+        let f64_kernel = k64::Fill { value: 0.5 }.ir().unwrap();
+        let err = facts
+            .check_types(BackendKind::OpenCl, &f64_kernel)
+            .unwrap_err();
+        match &err {
+            Error::UnsupportedType { device, ty, .. } => {
+                assert_eq!(device, "Example GPU without fp64");
+                assert_eq!(*ty, ir::Type::scalar(ir::ScalarType::F64));
+            }
+            other => panic!("not a typed refusal: {other}"),
+        }
+        let message = err.to_string();
+        assert!(message.contains("Example GPU without fp64") && message.contains("f64"));
+        let f32_kernel = k32::Fill { value: 0.5 }.ir().unwrap();
+        assert!(facts.check_types(BackendKind::Wgpu, &f32_kernel).is_ok());
+        let with_fp64 = Facts {
+            limits: Limits {
+                fp64: true,
+                ..facts.limits.clone()
+            },
+            ..facts
+        };
+        assert!(with_fp64
+            .check_types(BackendKind::OpenCl, &f64_kernel)
+            .is_ok());
+    }
 }

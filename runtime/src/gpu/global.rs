@@ -63,7 +63,10 @@ pub(crate) fn run<B: Backend>(
     let elements = image.width() * image.height() * usize::from(req.pixel.lanes);
     let too_big = elements > i32::MAX as usize;
     let bins_fit = !matches!(req.bins, Some(b) if b.bins > i32::MAX as usize);
-    if too_big || !bins_fit || !GlobalOp::for_pixel(req.pixel).contains(&req.op) {
+    // The kernels sum and bin in `double`: a device without `f64`
+    // arithmetic leaves every operator to the host.
+    let fp64 = dev.backend.facts().limits.fp64;
+    if too_big || !bins_fit || !fp64 || !GlobalOp::for_pixel(req.pixel).contains(&req.op) {
         return Ok(None);
     }
     let Some(input) = current_on(&*dev.backend, image)? else {

@@ -92,6 +92,9 @@ pub(crate) fn build<B: Backend>(
     dev: &GpuDevice<B>,
     items: &[(&ir::Kernel, &Config)],
 ) -> Result<Vec<Arc<Compiled<B>>>> {
+    for (k, _) in items {
+        dev.backend.facts().check_types(B::KIND, k)?;
+    }
     let hashes: Vec<u64> = items.iter().map(|(k, _)| k.stable_hash()).collect();
     let cached = |h: u64, c: &Config| dev.kernels.contains(&key(dev, h, c));
     let mut wanted: Vec<(&ir::Kernel, Config)> = Vec::new();

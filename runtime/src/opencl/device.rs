@@ -90,6 +90,9 @@ impl ClDevice {
                 .local_mem_size()
                 .map_err(cl_err("local memory size"))?,
             images: device.image_support().unwrap_or(false),
+            fp64: device
+                .extensions()
+                .is_ok_and(|e| e.split_whitespace().any(|x| x == "cl_khr_fp64")),
         };
         let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
         // `-w`: warnings of generated code mean nothing to the user, and a

@@ -186,16 +186,6 @@ impl Backend for WgDevice {
     }
 
     fn build(&self, program: &Program) -> std::result::Result<wgpu::ShaderModule, String> {
-        if !self.f64
-            && program
-                .source
-                .contains("\n// f64: needs the SHADER_F64 feature.")
-        {
-            return Err(format!(
-                "the program computes in f64, and {} has no SHADER_F64 (f64 is never demoted to f32)",
-                self.facts.name
-            ));
-        }
         self.scoped(|| {
             self.device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {

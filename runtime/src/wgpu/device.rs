@@ -19,8 +19,6 @@ pub(crate) struct WgDevice {
     pub(crate) facts: Facts,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
-    /// The adapter has (and the device enabled) `SHADER_F64`.
-    pub(crate) f64: bool,
 }
 
 fn unavailable(reason: String) -> Error {
@@ -101,11 +99,11 @@ impl WgDevice {
                     ],
                     max_shared: u64::from(limits.max_compute_workgroup_storage_size),
                     images: false,
+                    fp64: f64,
                 },
             ),
             device,
             queue,
-            f64,
         })
     }
 }
