@@ -61,5 +61,6 @@ pub use emit::{
 pub use emit::{wgsl_layout, WgslSlot};
 pub use error::{Error, Result};
 pub use hipacc_core::ir::footprint::Footprint;
+pub use passes::analysis::uses_f64;
 pub use passes::reach::footprints;
 pub use regions::RegionStarts;

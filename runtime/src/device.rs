@@ -299,24 +299,26 @@ impl Device {
     }
 
     /// Starts recording this thread's launches on this device for replay
-    /// ([`crate::gpu::replay`]); `false`, recording nothing, on the CPU
-    /// backend.
+    /// ([`crate::gpu::replay`], [`crate::cpu::replay`]); `true` when the
+    /// device records.
     pub(crate) fn begin_recording(&self) -> Result<bool> {
         match self.gpu() {
             Some(g) => g.begin_recording().map(|()| true),
-            None => Ok(false),
+            None => crate::cpu::replay::begin().map(|()| true),
         }
     }
 
     /// Ends this thread's recording: `None` when it recorded no launch.
     pub(crate) fn end_recording(&self) -> Result<Option<Box<dyn crate::gpu::Replay>>> {
-        self.gpu().map_or(Ok(None), Gpu::end_recording)
+        self.gpu()
+            .map_or_else(crate::cpu::replay::end, Gpu::end_recording)
     }
 
     /// Drops this thread's recording, if any.
     pub(crate) fn abort_recording(&self) {
-        if let Some(g) = self.gpu() {
-            g.abort_recording();
+        match self.gpu() {
+            Some(g) => g.abort_recording(),
+            None => crate::cpu::replay::abort(),
         }
     }
 

@@ -47,6 +47,23 @@ pub enum Error {
         /// The driver's message.
         message: String,
     },
+    /// A kernel computes in a type the device has no arithmetic for (`f64`
+    /// on an OpenCL device without `cl_khr_fp64`, a wgpu device without
+    /// `SHADER_F64`): it is refused, never run in a narrower type.
+    #[error(
+        "kernel `{kernel}` computes in {ty}, which {backend} device {device} does not support \
+         ({ty} is never demoted)"
+    )]
+    UnsupportedType {
+        /// The backend.
+        backend: BackendKind,
+        /// The device's name.
+        device: String,
+        /// Kernel name.
+        kernel: String,
+        /// The type the device lacks.
+        ty: hipacc_core::ir::Type,
+    },
     /// Misuse of a pyramid or a traversal.
     #[error(transparent)]
     Pyramid(#[from] crate::pyramid::PyramidError),

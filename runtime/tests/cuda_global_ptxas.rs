@@ -1,4 +1,5 @@
-//! The CUDA global operator kernels (sum, min, max, histogram) of every
+//! The CUDA global operator kernels (sum, min, max, histogram, argmin,
+//! argmax) of every
 //! pixel type compile with NVRTC and assemble with ptxas for sm_90, sm_80
 //! and sm_70; ptxas's registers and shared memory are printed per kernel.
 //! Needs no GPU: NVRTC and ptxas come from the pip wheels

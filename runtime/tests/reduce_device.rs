@@ -1,7 +1,8 @@
 //! Global reductions and histograms on the device (PoCL): images that a
 //! kernel left on the device are reduced there, without a read-back, and
-//! the results equal the host's (min, max, histograms exactly; sums within
-//! the bound of two `f64` summation orders) on odd sizes for `u8`, `f32`,
+//! the results equal the host's (min, max, argmin, argmax and histograms
+//! exactly, histograms wider than local memory included; sums within the
+//! bound of two `f64` summation orders) on odd sizes for `u8`, `f32`,
 //! `f64` and RGBA pixels.
 
 use hipacc::prelude::*;
@@ -317,4 +318,112 @@ fn nan_regions_and_rgba_on(dev: Device) {
             assert_eq!(lanes(&max)[l], lane.max().unwrap(), "{w}x{h} lane {l}");
         }
     }
+}
+
+/// The first index of the smallest (`max`: largest) non-NaN value, or 0
+/// when every value is NaN: argmin / argmax by their definition.
+fn reference_arg(v: &[f64], max: bool) -> usize {
+    let numbers = v.iter().copied().filter(|x| !x.is_nan());
+    let extreme = if max {
+        numbers.fold(f64::NEG_INFINITY, f64::max)
+    } else {
+        numbers.fold(f64::INFINITY, f64::min)
+    };
+    v.iter().position(|&x| x == extreme).unwrap_or(0)
+}
+
+/// Argmin and argmax of `img` (holding `data`, seen as `v`) on `dev` and
+/// of a host copy on the CPU, against [`reference_arg`], value bits too.
+fn check_args<T: Pixel + PartialOrd + std::fmt::Debug>(
+    dev: &Device,
+    img: &Image<T>,
+    data: &[T],
+    v: &[f64],
+    what: &str,
+) {
+    let host = Image::from_vec(img.width(), img.height(), data.to_vec()).unwrap();
+    for max in [false, true] {
+        let i = reference_arg(v, max);
+        let expected = (data[i], i);
+        for (d, image) in [(dev, img), (&Device::cpu(), &host)] {
+            let got = if max {
+                reduce::argmax(d, image, None).unwrap()
+            } else {
+                reduce::argmin(d, image, None).unwrap()
+            };
+            assert_eq!(
+                (format!("{:?}", got.0), got.1),
+                (format!("{:?}", expected.0), expected.1),
+                "{what} on {}: arg{}",
+                d.name(),
+                if max { "max" } else { "min" }
+            );
+        }
+    }
+}
+
+#[test]
+fn argmin_argmax_and_wide_histograms_on_the_device_equal_the_host() {
+    for dev in devices() {
+        args_and_wide_histograms_on(dev);
+    }
+}
+
+fn args_and_wide_histograms_on(dev: Device) {
+    let mut rng = Rng(0xa6a);
+    for (w, h) in SIZES {
+        // Few distinct values: ties everywhere.
+        let bytes: Vec<u8> = (0..w * h).map(|_| (rng.next() % 8) as u8 * 30).collect();
+        let img = on_device(&dev, w, h, bytes.clone(), copy_u8);
+        let v: Vec<f64> = bytes.iter().map(|&p| f64::from(p)).collect();
+        check_args(&dev, &img, &bytes, &v, &format!("u8 {w}x{h}"));
+        let wide = reduce::histogram(&dev, &img, None, 4096, 0.0, 256.0).unwrap();
+        assert_eq!(wide, host_histogram(&v, 4096, 0.0, 256.0), "u8 {w}x{h}");
+        still_on_device(&img, "u8 argmin, argmax and 4096 bins");
+
+        // NaN, signed zeros and repeated values.
+        let f: Vec<f32> = (0..w * h)
+            .map(|_| match rng.next() % 6 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                _ => (rng.next() % 5) as f32 - 2.0,
+            })
+            .collect();
+        let img = on_device(&dev, w, h, f.clone(), copy_f32);
+        let v: Vec<f64> = f.iter().map(|&p| f64::from(p)).collect();
+        check_args(&dev, &img, &f, &v, &format!("f32 {w}x{h}"));
+        let wide = reduce::histogram(&dev, &img, None, 5003, -2.5, 2.5).unwrap();
+        assert_eq!(wide, host_histogram(&v, 5003, -2.5, 2.5), "f32 {w}x{h}");
+        still_on_device(&img, "f32 argmin, argmax and 5003 bins");
+
+        let g: Vec<f64> = (0..w * h).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let img = on_device(&dev, w, h, g.clone(), copy_f64);
+        check_args(&dev, &img, &g, &g, &format!("f64 {w}x{h}"));
+        let window =
+            reduce::histogram_window(&dev, &img, None, 1 << 16, -1.0, 1.0, 1000..40000).unwrap();
+        assert_eq!(
+            window,
+            host_histogram(&g, 1 << 16, -1.0, 1.0)[1000..40000],
+            "f64 {w}x{h}"
+        );
+        still_on_device(&img, "f64 argmin, argmax and a window of 39000 bins");
+    }
+    // Every pixel NaN: the first one.
+    let nan = on_device(&dev, 3, 2, vec![f32::NAN; 6], copy_f32);
+    let (value, index) = reduce::argmax(&dev, &nan, None).unwrap();
+    assert!(value.is_nan() && index == 0);
+    // A region: indices are row-major within it.
+    let data: Vec<u8> = (0..7 * 5).map(|i| (i * 37 % 101) as u8).collect();
+    let img = on_device(&dev, 7, 5, data.clone(), copy_u8);
+    let r = Rect::new(2, 1, 4, 3);
+    let inside: Vec<f64> = (1..4)
+        .flat_map(|y| (2..6).map(move |x| (x, y)))
+        .map(|(x, y)| f64::from(data[y * 7 + x]))
+        .collect();
+    let i = reference_arg(&inside, false);
+    assert_eq!(
+        reduce::argmin(&dev, &img, Some(r)).unwrap(),
+        (inside[i] as u8, i)
+    );
 }

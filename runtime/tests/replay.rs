@@ -1,17 +1,17 @@
 //! Multigrid cycles recorded and replayed against the same cycles as plain
 //! launches: bit for bit, in both alternating states, for every cycle
-//! shape, on every GPU backend present (OpenCL runs on PoCL; CUDA prints
-//! `[SKIP] cuda: <reason>` without a GPU).
+//! shape, on the CPU and every GPU backend present (OpenCL runs on PoCL;
+//! CUDA prints `[SKIP] cuda: <reason>` without a GPU).
 
 mod gpu_support;
 
 use hipacc::multigrid::{manufactured, Bc, CycleKind, CycleOptions, Poisson, Smoother};
 use hipacc::{Device, Trace};
 
-/// The GPU devices present.
+/// The CPU and the GPU devices present.
 fn devices() -> Vec<Device> {
-    gpu_support::opencl()
-        .into_iter()
+    std::iter::once(Device::cpu())
+        .chain(gpu_support::opencl())
         .chain(gpu_support::cuda())
         .collect()
 }

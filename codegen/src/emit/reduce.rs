@@ -1,5 +1,6 @@
 //! Global operators as generated kernels: reductions of a region to one
-//! value per lane (sum, min, max) and histograms.
+//! value per lane (sum, min, max), to a value and its index (argmin,
+//! argmax), and histograms.
 //!
 //! One program per pixel type holds every operator of that type, so a
 //! driver builds it once. Each kernel runs a 1D grid of blocks of
@@ -15,12 +16,18 @@
 //!   min and max in the lane type (floats with `fmin`/`fmax`, so NaN is
 //!   ignored unless every pixel is NaN; the identity is NaN), integers with
 //!   comparisons.
+//! - **Argmin, argmax** (stage one of two): as reductions, over pairs of
+//!   a value and its row-major index in the region; a pair replaces another
+//!   with a smaller (larger) value or an equal one at a lower index, NaN
+//!   losing to any number. Thread 0 writes the block's pair to
+//!   `out[block]` and `out_index[block]`.
 //! - **Histograms**: each block counts into private bins in local memory
 //!   with local atomics, then adds its non-zero bins to the global counts
-//!   with global atomics. Pixel `v` (as `double`) goes to bin
-//!   `min((int)((v - lo) * scale), bins - 1)` when `lo <= v < hi`, the
+//!   with global atomics; a window of more than [`LOCAL_BINS`] bins is
+//!   counted with global atomics directly. Pixel `v` (as `double`) goes to
+//!   bin `min((int)((v - lo) * scale), bins - 1)` when `lo <= v < hi`, the
 //!   host's formula with the same operations; a launch counts the window
-//!   `first .. first + count` of those bins (at most [`LOCAL_BINS`]).
+//!   `first .. first + count` of those bins.
 //!
 //! Parameters of every kernel, in order: the input buffer
 //! ([`ArgKind::AccessorBuffer`]`(0)`), its stride, the region's origin and
@@ -29,7 +36,9 @@
 //! the bin count, the window's first bin and its length (`int`, parameters
 //! 4 to 6); last the output
 //! ([`ArgKind::OutputBuffer`]): the partials (`double` for sums, the lane
-//! type for min/max) or the window's `uint` counts, zeroed by the caller.
+//! type for min, max, argmin and argmax) or the window's `uint` counts,
+//! zeroed by the caller; argmin and argmax then take the partials'
+//! indices (`int`).
 
 use super::c_types::scalar_c;
 use super::dialect::Dialect;
@@ -46,7 +55,8 @@ use std::fmt::Write as _;
 /// Threads per block of every global operator kernel (a power of two).
 pub const GLOBAL_BLOCK: u32 = 256;
 
-/// The most bins a histogram kernel counts in local memory.
+/// The most bins a histogram kernel counts in local memory (wider windows
+/// count in global memory).
 pub const LOCAL_BINS: u32 = 1024;
 
 /// A global reduction.
@@ -60,6 +70,12 @@ pub enum GlobalOp {
     Max,
     /// Counts in bins (scalar pixels only).
     Histogram,
+    /// The smallest value and the first index holding it (scalar pixels
+    /// only).
+    ArgMin,
+    /// The largest value and the first index holding it (scalar pixels
+    /// only).
+    ArgMax,
 }
 
 impl GlobalOp {
@@ -69,10 +85,12 @@ impl GlobalOp {
             GlobalOp::Min => "min",
             GlobalOp::Max => "max",
             GlobalOp::Histogram => "histogram",
+            GlobalOp::ArgMin => "argmin",
+            GlobalOp::ArgMax => "argmax",
         }
     }
 
-    /// The operators a program for `pixel` holds: all four for scalar
+    /// The operators a program for `pixel` holds: all of them for scalar
     /// pixels, min and max for vectors.
     pub fn for_pixel(pixel: Type) -> &'static [GlobalOp] {
         if pixel.lanes == 1 {
@@ -81,6 +99,8 @@ impl GlobalOp {
                 GlobalOp::Min,
                 GlobalOp::Max,
                 GlobalOp::Histogram,
+                GlobalOp::ArgMin,
+                GlobalOp::ArgMax,
             ]
         } else {
             &[GlobalOp::Min, GlobalOp::Max]
@@ -102,7 +122,7 @@ pub fn global_entry(op: GlobalOp, pixel: Type) -> String {
 fn entry_hash(entry: &str) -> u64 {
     // FNV-1a over the entry name and a version of this printer.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in entry.bytes().chain(*b"global-ops-v1") {
+    for b in entry.bytes().chain(*b"global-ops-v2") {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
@@ -175,6 +195,23 @@ fn extreme(s: ScalarType, max: bool, a: &str, b: &str) -> String {
     }
 }
 
+/// The C condition under which value `v` at index `i` replaces the best
+/// `best` at `at` of an argmin (`max == false`) or argmax on lane type `s`:
+/// a smaller (larger) value, or an equal one at a lower index; for floats
+/// NaN loses to any number, and among NaNs the lower index wins, so NaN is
+/// the result only when every pixel is NaN (as min and max ignore it).
+fn better(s: ScalarType, max: bool, (v, i): (&str, &str), (best, at): (&str, &str)) -> String {
+    let cmp = if max { ">" } else { "<" };
+    if matches!(s, ScalarType::F32 | ScalarType::F64) {
+        format!(
+            "({v} {cmp} {best}) || (!isnan({v}) && isnan({best})) || \
+             (({v} == {best} || (isnan({v}) && isnan({best}))) && {i} < {at})"
+        )
+    } else {
+        format!("({v} {cmp} {best}) || ({v} == {best} && {i} < {at})")
+    }
+}
+
 fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelInfo)> {
     let lanes = u32::from(pixel.lanes);
     let lane_c = scalar_c(pixel.scalar);
@@ -225,7 +262,7 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
     ];
     let out_c = match op {
         GlobalOp::Sum => "double",
-        GlobalOp::Min | GlobalOp::Max => lane_c,
+        GlobalOp::Min | GlobalOp::Max | GlobalOp::ArgMin | GlobalOp::ArgMax => lane_c,
         GlobalOp::Histogram => "uint",
     };
     if op == GlobalOp::Histogram {
@@ -252,6 +289,14 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
         d.global_ptr(out_c, false),
         None,
     ));
+    if matches!(op, GlobalOp::ArgMin | GlobalOp::ArgMax) {
+        args.push(arg(
+            "out_index",
+            ArgKind::OutputBuffer,
+            d.global_ptr("int", false),
+            None,
+        ));
+    }
 
     let b = GLOBAL_BLOCK;
     let lid = d.local_id(0);
@@ -349,22 +394,70 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             };
             let local_add = atomic("&counts[k]", "1u")?;
             let global_add = atomic("&out[k]", "c")?;
+            let bin = |add: &str| {
+                format!(
+                    "        const double v = (double){};\n        if (v >= lo && v < hi) {{\n            int k = (int)((v - lo) * scale);\n            if (k > bins - 1) k = bins - 1;\n            k -= first_bin;\n            if (k >= 0 && k < count) {{ {add} }}\n        }}\n",
+                    d.load("in", "e", true)
+                )
+            };
+            // A window that fits local memory is counted there; a wider
+            // one straight into the global counts (`count` is the same in
+            // every thread, so the barriers stay uniform).
             let _ = writeln!(s, "    {}", d.local_array("uint", "counts", LOCAL_BINS));
+            let _ = writeln!(s, "    if (count > {LOCAL_BINS}) {{");
+            visit(&mut s, &bin(&atomic("&out[k]", "1u")?));
+            let _ = writeln!(s, "        return;\n    }}");
             let _ = writeln!(
                 s,
                 "    for (int k = lid; k < count; k += {b}) counts[k] = 0u;\n    {bar}"
             );
-            let body = format!(
-                "        const double v = (double){};\n        if (v >= lo && v < hi) {{\n            int k = (int)((v - lo) * scale);\n            if (k > bins - 1) k = bins - 1;\n            k -= first_bin;\n            if (k >= 0 && k < count) {{ {local_add} }}\n        }}\n",
-                d.load("in", "e", true)
-            );
-            visit(&mut s, &body);
+            visit(&mut s, &bin(&local_add));
             let _ = writeln!(s, "    {bar}");
             let _ = writeln!(s, "    for (int k = lid; k < count; k += {b}) {{");
             let _ = writeln!(s, "        const uint c = counts[k];");
             let _ = writeln!(s, "        if (c != 0u) {{ {global_add} }}");
             let _ = writeln!(s, "    }}");
             LOCAL_BINS * 4
+        }
+        GlobalOp::ArgMin | GlobalOp::ArgMax => {
+            let max = op == GlobalOp::ArgMax;
+            let identity = extreme_identity(d, pixel.scalar, max);
+            let _ = writeln!(s, "    {}", d.local_array(lane_c, "values", b));
+            let _ = writeln!(s, "    {}", d.local_array("int", "indices", b));
+            // The sentinel index `n` loses every tie to a pixel.
+            let _ = writeln!(s, "    {lane_c} best = {identity};\n    int at = n;");
+            let body = format!(
+                "        const {lane_c} v = {};\n        if ({}) {{ best = v; at = i; }}\n",
+                d.load("in", "e", true),
+                better(pixel.scalar, max, ("v", "i"), ("best", "at"))
+            );
+            visit(&mut s, &body);
+            let _ = writeln!(
+                s,
+                "    values[lid] = best;\n    indices[lid] = at;\n    {bar}"
+            );
+            let _ = writeln!(s, "    for (int span = {}; span > 0; span >>= 1) {{", b / 2);
+            let _ = writeln!(s, "        if (lid < span) {{");
+            let _ = writeln!(
+                s,
+                "            const {lane_c} v = values[lid + span];\n            const int j = indices[lid + span];"
+            );
+            let cond = better(
+                pixel.scalar,
+                max,
+                ("v", "j"),
+                ("values[lid]", "indices[lid]"),
+            );
+            let _ = writeln!(
+                s,
+                "            if ({cond}) {{ values[lid] = v; indices[lid] = j; }}"
+            );
+            let _ = writeln!(s, "        }}\n        {bar}\n    }}");
+            let _ = writeln!(
+                s,
+                "    if (lid == 0) {{\n        out[{gid}] = values[0];\n        out_index[{gid}] = indices[0];\n    }}"
+            );
+            b * (pixel.scalar.size() as u32 + 4)
         }
     };
     s.push_str("}\n\n");

@@ -24,8 +24,10 @@ pub(crate) fn needs_checks(acc: &AccessorSlot) -> bool {
     acc.boundary != BoundaryMode::Undefined
 }
 
-/// True when any value of the kernel is `f64`.
-pub(crate) fn uses_f64(kernel: &Kernel) -> bool {
+/// True when any value of the kernel is `f64` (interpolating reads
+/// compute their weights in `f64`): a device without `f64` arithmetic
+/// cannot run it.
+pub fn uses_f64(kernel: &Kernel) -> bool {
     kernel.output.scalar == ScalarType::F64
         || kernel
             .accessors

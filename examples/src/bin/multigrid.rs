@@ -68,7 +68,7 @@ struct Args {
     /// Residual and restriction in one kernel.
     #[arg(long)]
     fused: bool,
-    /// On a GPU backend: record the first cycle from each state, replay later ones.
+    /// Record the first cycle from each state, replay later ones (every backend).
     #[arg(long)]
     graph: bool,
     /// f32 or f64.

@@ -38,6 +38,7 @@ mod exp;
 pub(crate) mod fused;
 mod interior;
 mod plan;
+pub(crate) mod replay;
 mod separable;
 pub(crate) mod simd;
 mod split;
@@ -67,49 +68,97 @@ pub(crate) fn execute<K: Kernel>(
     space: &IterationSpace<K::Output>,
     serial_pixels: usize,
 ) -> Result<()> {
-    let prepared = prepare(kernel, space)?;
-    let (rect, width) = (prepared.rect, prepared.width);
-    let serial = rect.width * rect.height < serial_pixels;
-    // Small convolutions run directly on this thread: two passes over a few
-    // rows gain nothing.
-    if let Some(conv) = prepared.plan.convolution.filter(|_| !serial) {
+    replay::borrowed(K::NAME);
+    Ready::new(kernel, space, serial_pixels)?.run(kernel, space)
+}
+
+/// A launch with the host's work done: the bindings checked, the plan
+/// looked up, the interior and the paths' set-up computed. A recording
+/// ([`replay`]) keeps it and runs it again.
+pub(crate) struct Ready {
+    prepared: Prepared,
+    bindings: Bindings,
+    serial: bool,
+    /// Rows per band.
+    band: usize,
+    /// Whether the launch tries the separable path (not for launches small
+    /// enough to run on one thread: two passes over a few rows gain nothing).
+    separable: bool,
+    /// The two-pass program of the window sums, when it runs.
+    split: Option<(std::sync::Arc<split::Program>, split::Setup)>,
+}
+
+impl Ready {
+    /// The host's work for `kernel` over `space` (see [`execute`]).
+    pub(crate) fn new<K: Kernel>(
+        kernel: &K,
+        space: &IterationSpace<K::Output>,
+        serial_pixels: usize,
+    ) -> Result<Ready> {
+        let prepared = prepare(kernel, space)?;
         let bindings = kernel.bindings();
-        let mut out = space.image().write()?;
-        if separable::run(conv, &bindings, &mut out, width, rect)? {
-            return Ok(());
-        }
-    }
-    let band = if serial {
-        rect.height.max(1)
-    } else {
-        band_rows(rect.width, rect.height)
-    };
-    if let Some((program, setup)) = prepared.split(kernel) {
-        let bindings = kernel.bindings();
-        let mut out = space.image().write()?;
-        let Some(rows) = as_f32(&mut out[rect.y * width..(rect.y + rect.height) * width]) else {
-            unreachable!("bug: an f32 program for another output type");
-        };
-        let run = |(i, chunk): (usize, &mut [f32])| {
-            let y0 = rect.y + i * band;
-            let ys = y0..y0 + chunk.len() / width;
-            split::run_rows(&program, &setup, &bindings, rect, width, ys, chunk)
-        };
-        return if serial {
-            rows.chunks_mut(band * width).enumerate().try_for_each(run)
+        let rect = prepared.rect;
+        let serial = rect.width * rect.height < serial_pixels;
+        // Small convolutions run directly on this thread: two passes over a
+        // few rows gain nothing.
+        let separable = prepared.plan.convolution.is_some() && !serial;
+        let band = if serial {
+            rect.height.max(1)
         } else {
-            rows.par_chunks_mut(band * width)
-                .enumerate()
-                .try_for_each(run)
+            band_rows(rect.width, rect.height)
         };
+        let split = prepared.split(kernel);
+        Ok(Ready {
+            prepared,
+            bindings,
+            serial,
+            band,
+            separable,
+            split,
+        })
     }
-    let views = kernel.cpu_views_in(rect)?;
-    let mut out = space.image().write()?;
-    let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
-    prepared
-        .launch(rect.y, band, serial)
-        .run_in_shape::<K>(prepared.window, &views, rows);
-    Ok(())
+
+    /// Runs the launch: `kernel` and `space` are those it was made for.
+    pub(crate) fn run<K: Kernel>(
+        &self,
+        kernel: &K,
+        space: &IterationSpace<K::Output>,
+    ) -> Result<()> {
+        let (prepared, bindings) = (&self.prepared, &self.bindings);
+        let (rect, width, band, serial) = (prepared.rect, prepared.width, self.band, self.serial);
+        if let Some(conv) = prepared.plan.convolution.filter(|_| self.separable) {
+            let mut out = space.image().write()?;
+            if separable::run(conv, bindings, &mut out, width, rect)? {
+                return Ok(());
+            }
+        }
+        if let Some((program, setup)) = &self.split {
+            let mut out = space.image().write()?;
+            let Some(rows) = as_f32(&mut out[rect.y * width..(rect.y + rect.height) * width])
+            else {
+                unreachable!("bug: an f32 program for another output type");
+            };
+            let run = |(i, chunk): (usize, &mut [f32])| {
+                let y0 = rect.y + i * band;
+                let ys = y0..y0 + chunk.len() / width;
+                split::run_rows(program, setup, bindings, rect, width, ys, chunk)
+            };
+            return if serial {
+                rows.chunks_mut(band * width).enumerate().try_for_each(run)
+            } else {
+                rows.par_chunks_mut(band * width)
+                    .enumerate()
+                    .try_for_each(run)
+            };
+        }
+        let views = kernel.cpu_views_in(rect)?;
+        let mut out = space.image().write()?;
+        let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
+        prepared
+            .launch(rect.y, band, serial)
+            .run_in_shape::<K>(prepared.window, &views, rows);
+        Ok(())
+    }
 }
 
 /// What every launch of a kernel over a space needs, worked out once: the

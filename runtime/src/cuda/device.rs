@@ -2,18 +2,17 @@
 //! synchronous copies order with launches), limits and the target of the
 //! architecture model.
 
-use super::probe;
+use super::probe::{self, unavailable};
 use crate::gpu::backend::Facts;
+use crate::gpu::device::{self, Shared};
 use crate::gpu::limits::Limits;
+use crate::gpu::timing::LastLaunch;
 use crate::gpu::GpuDevice;
-use crate::{BackendKind, Error, Result};
+use crate::Result;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
-use hipacc_codegen::{DeviceDescription, Target};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-
-static NEXT_KEY: AtomicU64 = AtomicU64::new(0xc0da_0000_0000_0001);
+use hipacc_codegen::DeviceDescription;
+use std::sync::Arc;
 
 /// A CUDA device ready for launches. One per process (see [`shared`]).
 pub(crate) struct CudaDevice {
@@ -23,37 +22,15 @@ pub(crate) struct CudaDevice {
     /// NVRTC's virtual architecture, e.g. `compute_90`.
     pub(crate) arch: String,
     /// Events around the last launch, for its duration.
-    pub(crate) last_launch: Mutex<Option<(CudaEvent, CudaEvent)>>,
-}
-
-fn unavailable(reason: String) -> Error {
-    Error::BackendUnavailable {
-        backend: BackendKind::Cuda,
-        reason,
-    }
+    pub(crate) last_launch: LastLaunch<(CudaEvent, CudaEvent)>,
 }
 
 /// The process-wide CUDA device (ordinal 0), opened once.
 pub(crate) fn shared() -> Result<Arc<GpuDevice<CudaDevice>>> {
     probe::driver()?;
     probe::nvrtc()?;
-    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<CudaDevice>>, String>> =
-        OnceLock::new();
-    DEVICE
-        .get_or_init(|| {
-            CudaDevice::open()
-                .map(|d| Arc::new(GpuDevice::new(d)))
-                .map_err(|e| e.to_string())
-        })
-        .clone()
-        .map_err(|reason| {
-            unavailable(
-                reason
-                    .strip_prefix("cuda backend unavailable: ")
-                    .unwrap_or(&reason)
-                    .to_string(),
-            )
-        })
+    static DEVICE: Shared<CudaDevice> = Shared::new();
+    device::shared(&DEVICE, CudaDevice::open)
 }
 
 /// True when a CUDA device can be opened (for `Device::auto`).
@@ -66,10 +43,9 @@ impl CudaDevice {
         let count = CudaContext::device_count()
             .map_err(|e| unavailable(format!("cuInit / cuDeviceGetCount failed: {e:?}")))?;
         if count < 1 {
-            return Err(unavailable("the CUDA driver reports no device".into()));
+            return Err(unavailable("the CUDA driver reports no device"));
         }
         let ctx = CudaContext::new(0).map_err(|e| unavailable(format!("cuCtxCreate: {e:?}")))?;
-        let name = ctx.name().unwrap_or_else(|_| "CUDA device 0".into());
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| unavailable(format!("compute capability: {e:?}")))?;
@@ -77,34 +53,29 @@ impl CudaDevice {
         let mut version = 0;
         // SAFETY: the driver is loaded (probed) and the pointer is valid.
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
-        let driver = format!("driver {version}, NVRTC {}", probe::nvrtc_version()?);
-        let target = Target::nearest(&DeviceDescription {
+        let description = DeviceDescription {
             vendor: "NVIDIA".into(),
-            name: name.clone(),
+            name: ctx.name().unwrap_or_else(|_| "CUDA device 0".into()),
             compute_capability: Some((major as u32, minor as u32)),
             is_cpu: false,
-        });
+        };
+        let limits = Limits {
+            max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+            max_block: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+            ],
+            max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
+            images: true,
+            fp64: true,
+        };
+        let driver = format!("driver {version}, NVRTC {}", probe::nvrtc_version()?);
         Ok(CudaDevice {
-            facts: Facts {
-                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
-                name,
-                driver,
-                is_gpu: true,
-                target,
-                limits: Limits {
-                    max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-                    max_block: [
-                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-                        attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-                    ],
-                    max_shared: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
-                    images: true,
-                },
-            },
+            facts: Facts::new(&description, driver, limits),
             stream: ctx.default_stream(),
             arch: format!("compute_{major}{minor}"),
             ctx,
-            last_launch: Mutex::new(None),
+            last_launch: LastLaunch::default(),
         })
     }
 }

@@ -22,11 +22,9 @@ pub const NVCUDA_DIR_ENV: &str = "HIPACC_NVCUDA_DIR";
 /// Where the wheels are installed when the variable is not set.
 const DEFAULT_NVCUDA_DIR: &str = "/opt/nvcuda";
 
-fn unavailable(reason: &str) -> Error {
-    Error::BackendUnavailable {
-        backend: BackendKind::Cuda,
-        reason: reason.to_string(),
-    }
+/// The CUDA backend cannot be used, for `reason`.
+pub(crate) fn unavailable(reason: impl Into<String>) -> Error {
+    crate::gpu::errors::unavailable(BackendKind::Cuda, reason)
 }
 
 /// The wheel directories to search, in order.
@@ -98,7 +96,7 @@ pub(crate) fn nvrtc_version() -> Result<String> {
     // SAFETY: NVRTC is loaded (checked above); both pointers are valid.
     let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
     if status != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(unavailable(&format!("nvrtcVersion failed: {status:?}")));
+        return Err(unavailable(format!("nvrtcVersion failed: {status:?}")));
     }
     Ok(format!("{major}.{minor}"))
 }

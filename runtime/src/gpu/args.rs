@@ -38,7 +38,54 @@ pub(crate) enum Scalar {
     F64(f64),
 }
 
+/// One kernel argument's value as the bytes of its C type, in storage
+/// aligned for any of them: what `cuLaunchKernel` (a pointer per parameter)
+/// and `clSetKernelArg` (a pointer and a size) both take.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packed {
+    word: u64,
+    len: usize,
+}
+
+impl Packed {
+    /// A 64-bit driver handle: a device pointer or texture object.
+    pub(crate) fn handle(h: u64) -> Packed {
+        Packed { word: h, len: 8 }
+    }
+    /// The value's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: `word` is 8 initialised bytes and `len` is at most 8.
+        unsafe { std::slice::from_raw_parts((&self.word as *const u64).cast(), self.len) }
+    }
+    /// A pointer to the value, for the driver to read `len()` bytes from.
+    pub(crate) fn ptr(&mut self) -> *mut std::ffi::c_void {
+        (&mut self.word as *mut u64).cast()
+    }
+    /// The size of the value's C type.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 impl Scalar {
+    /// The value as the bytes of its C type.
+    pub(crate) fn packed(self) -> Packed {
+        let mut word = [0u8; 8];
+        let bytes: &[u8] = match self {
+            Scalar::U8(x) => &[x],
+            Scalar::U16(x) => &x.to_ne_bytes(),
+            Scalar::I32(x) => &x.to_ne_bytes(),
+            Scalar::U32(x) => &x.to_ne_bytes(),
+            Scalar::F32(x) => &x.to_ne_bytes(),
+            Scalar::F64(x) => &x.to_ne_bytes(),
+        };
+        word[..bytes.len()].copy_from_slice(bytes);
+        Packed {
+            word: u64::from_ne_bytes(word),
+            len: bytes.len(),
+        }
+    }
+
     /// A parameter value converted to the slot's scalar type (parameters are
     /// bound with their own type, so this is the identity in practice).
     fn from_value(v: Value, ty: ScalarType) -> Result<Scalar> {
@@ -148,14 +195,7 @@ pub(crate) fn resolve_args(
 pub(crate) fn mask_bytes(values: &[Value], ty: ScalarType) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(values.len() * ty.size());
     for v in values {
-        match Scalar::from_value(*v, ty)? {
-            Scalar::U8(x) => out.push(x),
-            Scalar::U16(x) => out.extend_from_slice(&x.to_ne_bytes()),
-            Scalar::I32(x) => out.extend_from_slice(&x.to_ne_bytes()),
-            Scalar::U32(x) => out.extend_from_slice(&x.to_ne_bytes()),
-            Scalar::F32(x) => out.extend_from_slice(&x.to_ne_bytes()),
-            Scalar::F64(x) => out.extend_from_slice(&x.to_ne_bytes()),
-        }
+        out.extend_from_slice(Scalar::from_value(*v, ty)?.packed().bytes());
     }
     Ok(out)
 }
@@ -176,5 +216,18 @@ mod tests {
         assert_eq!(f32::from_ne_bytes([b[4], b[5], b[6], b[7]]), -2.0);
         let b = mask_bytes(&[Value::U8(7), Value::U8(9)], ScalarType::U8).unwrap();
         assert_eq!(b, vec![7, 9]);
+    }
+
+    #[test]
+    fn packed_values_have_the_size_of_their_c_type() {
+        assert_eq!(
+            Scalar::U16(0x0102).packed().bytes(),
+            0x0102u16.to_ne_bytes()
+        );
+        assert_eq!(Scalar::F64(-0.5).packed().bytes(), (-0.5f64).to_ne_bytes());
+        let mut h = Packed::handle(0xdead_beef_0000_0001);
+        assert_eq!(h.len(), 8);
+        // SAFETY: the pointer is to the handle's 8 bytes.
+        assert_eq!(unsafe { *h.ptr().cast::<u64>() }, 0xdead_beef_0000_0001);
     }
 }

@@ -7,12 +7,17 @@
 //! folder holds only the calls into its driver, so the copy of that logic
 //! that runs on PoCL in the tests is the copy a CUDA device runs too.
 
-use super::args::Scalar;
+use super::args::{Packed, Scalar};
+use super::errors::launch;
 use super::limits::Limits;
-use crate::{BackendKind, Result};
+use super::masks::{MaskCopies, MaskGuard};
+use crate::{BackendKind, Error, Result};
 use hipacc_codegen::config::occupancy::ResourceUsage;
-use hipacc_codegen::{Config, KernelInfo, Language, Launch, Program, Target};
-use hipacc_core::ir::Type;
+use hipacc_codegen::{
+    uses_f64, Config, DeviceDescription, KernelInfo, Language, Launch, Program, Target,
+};
+use hipacc_core::ir::{self, Type};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,6 +39,35 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// The facts of a device just opened: a key no other device has (and
+    /// not 0, the host's), and the target the architecture model finds
+    /// nearest to `description`.
+    pub(crate) fn new(description: &DeviceDescription, driver: String, limits: Limits) -> Facts {
+        static NEXT_KEY: AtomicU64 = AtomicU64::new(0x6770_0000_0000_0001);
+        Facts {
+            key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
+            name: description.name.clone(),
+            driver,
+            is_gpu: !description.is_cpu,
+            target: Target::nearest(description),
+            limits,
+        }
+    }
+
+    /// `Ok` unless `kernel` computes in `f64` and the device cannot: then
+    /// [`Error::UnsupportedType`] naming the device and the type.
+    pub(crate) fn check_types(&self, backend: BackendKind, kernel: &ir::Kernel) -> Result<()> {
+        if self.limits.fp64 || !uses_f64(kernel) {
+            return Ok(());
+        }
+        Err(Error::UnsupportedType {
+            backend,
+            device: self.name.clone(),
+            kernel: kernel.name.clone(),
+            ty: ir::Type::scalar(ir::ScalarType::F64),
+        })
+    }
+
     /// `Ok` when `config` with `shared_bytes` of tiles fits the device's
     /// own limits.
     pub(crate) fn check_limits(&self, config: &Config, shared_bytes: u32) -> Result<()> {
@@ -95,6 +129,37 @@ pub(crate) struct Enqueue<'a, B: Backend> {
     pub(crate) args: &'a [Arg<B>],
     /// Every mask slot's coefficients as bytes of its C type.
     pub(crate) masks: &'a [Vec<u8>],
+    /// The kernel's device copies of its masks.
+    pub(crate) copies: &'a MaskCopies<B::MaskCopy>,
+}
+
+impl<'a, B: Backend> Enqueue<'a, B> {
+    /// The arguments as a driver taking each by pointer wants them: scalars
+    /// by value, memory by the 64-bit handle `handle` gives (an image's
+    /// buffer or view, or a mask's copy in the kernel's copies), with the
+    /// copies locked until the launch is queued.
+    pub(crate) fn pack(
+        &self,
+        mut handle: impl FnMut(&Arg<B>, &mut MaskGuard<'a, B::MaskCopy>) -> Result<u64>,
+    ) -> Result<(Vec<Packed>, MaskGuard<'a, B::MaskCopy>)> {
+        let mut copies = self.copies.lock();
+        let mut params = Vec::with_capacity(self.args.len());
+        for arg in self.args {
+            params.push(match arg {
+                Arg::Scalar(s) => s.packed(),
+                memory => Packed::handle(handle(memory, &mut copies)?),
+            });
+        }
+        Ok((params, copies))
+    }
+
+    /// The coefficients of mask slot `i`.
+    pub(crate) fn mask(&self, i: usize) -> Result<&[u8]> {
+        match self.masks.get(i) {
+            Some(bytes) => Ok(bytes),
+            None => Err(launch::<B>(&self.info.entry, "no coefficients for mask", i)),
+        }
+    }
 }
 
 /// One GPU driver.
@@ -105,6 +170,8 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     type Program: Send + Sync + 'static;
     /// One kernel of a built program, ready to launch.
     type Entry: Send + Sync + 'static;
+    /// A kernel's device copy of one mask's coefficients.
+    type MaskCopy: Send + 'static;
 
     /// Which backend this is.
     const KIND: BackendKind;
@@ -145,4 +212,59 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     fn synchronize(&self) -> Result<()>;
     /// The device time of the last launch (waits for it).
     fn last_launch_time(&self) -> Option<Duration>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multigrid::kernels::{k32, k64};
+    use hipacc_core::Kernel;
+
+    /// The facts of a device without `f64` arithmetic.
+    fn no_fp64() -> Facts {
+        let description = DeviceDescription {
+            vendor: "Example".into(),
+            name: "Example GPU without fp64".into(),
+            compute_capability: None,
+            is_cpu: false,
+        };
+        let limits = Limits {
+            max_threads: 256,
+            max_block: [256, 256],
+            max_shared: 32 << 10,
+            images: false,
+            fp64: false,
+        };
+        Facts::new(&description, "test driver".into(), limits)
+    }
+
+    #[test]
+    fn a_device_without_fp64_refuses_f64_kernels_naming_itself_and_the_type() {
+        let facts = no_fp64();
+        let f64_kernel = k64::Fill { value: 0.5 }.ir().unwrap();
+        let err = facts
+            .check_types(BackendKind::OpenCl, &f64_kernel)
+            .unwrap_err();
+        match &err {
+            Error::UnsupportedType { device, ty, .. } => {
+                assert_eq!(device, "Example GPU without fp64");
+                assert_eq!(*ty, ir::Type::scalar(ir::ScalarType::F64));
+            }
+            other => panic!("not a typed refusal: {other}"),
+        }
+        let message = err.to_string();
+        assert!(message.contains("Example GPU without fp64") && message.contains("f64"));
+        let f32_kernel = k32::Fill { value: 0.5 }.ir().unwrap();
+        assert!(facts.check_types(BackendKind::Wgpu, &f32_kernel).is_ok());
+        let with_fp64 = Facts {
+            limits: Limits {
+                fp64: true,
+                ..facts.limits.clone()
+            },
+            ..facts
+        };
+        assert!(with_fp64
+            .check_types(BackendKind::OpenCl, &f64_kernel)
+            .is_ok());
+    }
 }

@@ -7,11 +7,11 @@ use super::launch::{self, KernelLaunch};
 use super::program::{self, Compiled};
 use super::replay::Recordings;
 use crate::cache::{CacheKey, KernelCache};
-use crate::{BackendKind, Result};
+use crate::{BackendKind, Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language};
 use hipacc_core::image::DynImage;
 use hipacc_core::ir;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 /// A backend and the generic state kept for it. One per opened device.
@@ -39,6 +39,28 @@ impl<B: Backend> GpuDevice<B> {
             recordings: Recordings::default(),
         }
     }
+}
+
+/// Where a backend keeps its process-wide device, or why it could not open.
+pub(crate) type Shared<B> = OnceLock<std::result::Result<Arc<GpuDevice<B>>, String>>;
+
+/// The process-wide device of `B` in `cell`, opened by `open` on first use;
+/// later calls share its context, buffers and kernel cache, and each gets
+/// the reason when it could not be opened.
+pub(crate) fn shared<B: Backend>(
+    cell: &Shared<B>,
+    open: impl FnOnce() -> Result<B>,
+) -> Result<Arc<GpuDevice<B>>> {
+    cell.get_or_init(|| match open() {
+        Ok(backend) => Ok(Arc::new(GpuDevice::new(backend))),
+        Err(Error::BackendUnavailable { reason, .. }) => Err(reason),
+        Err(e) => Err(e.to_string()),
+    })
+    .clone()
+    .map_err(|reason| Error::BackendUnavailable {
+        backend: B::KIND,
+        reason,
+    })
 }
 
 impl<B: Backend> std::fmt::Debug for GpuDevice<B> {

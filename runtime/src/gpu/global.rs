@@ -14,7 +14,7 @@ use super::dump;
 use super::program::{key, Compiled};
 use super::residency::current_on;
 use crate::{Error, Result};
-use hipacc_codegen::emit::{global_entry, global_program, GlobalOp, GLOBAL_BLOCK, LOCAL_BINS};
+use hipacc_codegen::emit::{global_entry, global_program, GlobalOp, GLOBAL_BLOCK};
 use hipacc_codegen::{Launch, RegionStarts};
 use hipacc_core::image::DynImage;
 use hipacc_core::ir::Type;
@@ -52,7 +52,8 @@ pub(crate) struct Bins {
 
 /// Runs `req` on `image` when the image's current copy lives on `dev` and
 /// the device can run it; returns the output buffer's bytes (per-block
-/// partials, or `u32` counts). `None`: the caller computes on the host.
+/// partials, or `u32` counts; for argmin and argmax the partial values,
+/// then their `i32` indices). `None`: the caller computes on the host.
 pub(crate) fn run<B: Backend>(
     dev: &GpuDevice<B>,
     image: &dyn DynImage,
@@ -61,9 +62,11 @@ pub(crate) fn run<B: Backend>(
     let r = req.rect;
     let elements = image.width() * image.height() * usize::from(req.pixel.lanes);
     let too_big = elements > i32::MAX as usize;
-    let bins_fit =
-        !matches!(req.bins, Some(b) if b.count > LOCAL_BINS as usize || b.bins > i32::MAX as usize);
-    if too_big || !bins_fit || !GlobalOp::for_pixel(req.pixel).contains(&req.op) {
+    let bins_fit = !matches!(req.bins, Some(b) if b.bins > i32::MAX as usize);
+    // The kernels sum and bin in `double`: a device without `f64`
+    // arithmetic leaves every operator to the host.
+    let fp64 = dev.backend.facts().limits.fp64;
+    if too_big || !bins_fit || !fp64 || !GlobalOp::for_pixel(req.pixel).contains(&req.op) {
         return Ok(None);
     }
     let Some(input) = current_on(&*dev.backend, image)? else {
@@ -78,7 +81,9 @@ pub(crate) fn run<B: Backend>(
     let lanes = usize::from(req.pixel.lanes);
     let out_bytes = match req.op {
         GlobalOp::Sum => blocks * lanes * 8,
-        GlobalOp::Min | GlobalOp::Max => blocks * lanes * req.pixel.scalar.size(),
+        GlobalOp::Min | GlobalOp::Max | GlobalOp::ArgMin | GlobalOp::ArgMax => {
+            blocks * lanes * req.pixel.scalar.size()
+        }
         GlobalOp::Histogram => req.bins.map_or(0, |b| b.count) * 4,
     };
     let out = Arc::new(dev.backend.allocate(out_bytes)?);
@@ -98,6 +103,13 @@ pub(crate) fn run<B: Backend>(
         args.extend([b.bins, b.first, b.count].map(int));
     }
     args.push(Arg::Buffer(Arc::clone(&out)));
+    let indices = match req.op {
+        GlobalOp::ArgMin | GlobalOp::ArgMax => Some(Arc::new(dev.backend.allocate(blocks * 4)?)),
+        _ => None,
+    };
+    if let Some(indices) = &indices {
+        args.push(Arg::Buffer(Arc::clone(indices)));
+    }
     let launch = Launch {
         block: [GLOBAL_BLOCK, 1],
         grid: [blocks as u32, 1],
@@ -110,9 +122,15 @@ pub(crate) fn run<B: Backend>(
         launch: &launch,
         args: &args,
         masks: &[],
+        copies: &kernel.masks,
     })?;
     let mut bytes = vec![0u8; out_bytes];
     dev.backend.download(&out, &mut bytes)?;
+    if let Some(indices) = &indices {
+        let mut index_bytes = vec![0u8; blocks * 4];
+        dev.backend.download(indices, &mut index_bytes)?;
+        bytes.extend(index_bytes);
+    }
     Ok(Some(bytes))
 }
 
@@ -148,7 +166,7 @@ fn kernel<B: Backend>(
     for info in generated.kernels.clone() {
         let entry = dev.backend.entry(&built, &info).map_err(fail)?;
         let k = key(dev, info.ir_hash, &info.config);
-        dev.kernels.insert(k, Arc::new(Compiled { info, entry }));
+        dev.kernels.insert(k, Arc::new(Compiled::new(info, entry)));
     }
     Ok(dev.kernels.get(&wanted))
 }

@@ -1,7 +1,8 @@
 //! The launch path of every GPU backend.
 //!
 //! 1. a refusal of an output image that an accessor reads
-//!    ([`check_aliasing`]);
+//!    ([`check_aliasing`]), and of an `f64` kernel on a device without
+//!    `f64` arithmetic;
 //! 2. the [`Config`] from the architecture model, a remembered tuning,
 //!    `HIPACC_CONFIG` and the device's override ([`choose_launch_config`]),
 //!    checked against the device's limits;
@@ -70,6 +71,7 @@ impl<B: Backend> Prepared<B> {
             launch: &self.launch,
             args: &self.args,
             masks: &self.masks,
+            copies: &self.kernel.masks,
         })
     }
 }
@@ -83,6 +85,9 @@ pub(crate) fn execute<B: Backend>(
 ) -> Result<()> {
     check_aliasing(l.name, &l.bindings, l.output.id())?;
     let facts = dev.backend.facts();
+    // Before the variant: the architecture model's target may lack `f64`
+    // too, and the refusal names the device (free where it has `f64`).
+    facts.check_types(B::KIND, &l.ir)?;
     let tune = crate::explore::device_key(B::KIND, &facts.name);
     let (config, tuned) =
         choose_launch_config(&l.ir, facts.target, B::LANGUAGE, overrides, &tune, l.rect)?;

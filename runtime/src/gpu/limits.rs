@@ -15,6 +15,9 @@ pub(crate) struct Limits {
     pub(crate) max_shared: u64,
     /// Accessors may be read as images / textures.
     pub(crate) images: bool,
+    /// The device computes in `f64` (OpenCL `cl_khr_fp64`, wgpu
+    /// `SHADER_F64`; every CUDA device).
+    pub(crate) fp64: bool,
 }
 
 impl Limits {
@@ -55,6 +58,7 @@ mod tests {
             max_block: [128, 64],
             max_shared: 1024,
             images: false,
+            fp64: true,
         };
         let ok = Config::uniform(1, BlockShape { x: 128, y: 2 });
         assert!(l.check("dev", &ok, 1024).is_ok());

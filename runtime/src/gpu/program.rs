@@ -23,6 +23,7 @@
 use super::backend::Backend;
 use super::device::GpuDevice;
 use super::dump;
+use super::masks::MaskCopies;
 use crate::cache::CacheKey;
 use crate::{Error, Result};
 use hipacc_codegen::{generate_batch, BoundaryScheme, Config, KernelInfo, PixelsPerThread};
@@ -35,6 +36,19 @@ pub(crate) struct Compiled<B: Backend> {
     pub(crate) info: KernelInfo,
     /// The driver's kernel.
     pub(crate) entry: B::Entry,
+    /// Its device copies of mask coefficients.
+    pub(crate) masks: MaskCopies<B::MaskCopy>,
+}
+
+impl<B: Backend> Compiled<B> {
+    /// A kernel just built, with no mask copies yet.
+    pub(crate) fn new(info: KernelInfo, entry: B::Entry) -> Compiled<B> {
+        Compiled {
+            info,
+            entry,
+            masks: MaskCopies::default(),
+        }
+    }
 }
 
 /// The cache key of `config` of the IR with hash `ir_hash` on `dev`.
@@ -78,6 +92,9 @@ pub(crate) fn build<B: Backend>(
     dev: &GpuDevice<B>,
     items: &[(&ir::Kernel, &Config)],
 ) -> Result<Vec<Arc<Compiled<B>>>> {
+    for (k, _) in items {
+        dev.backend.facts().check_types(B::KIND, k)?;
+    }
     let hashes: Vec<u64> = items.iter().map(|(k, _)| k.stable_hash()).collect();
     let cached = |h: u64, c: &Config| dev.kernels.contains(&key(dev, h, c));
     let mut wanted: Vec<(&ir::Kernel, Config)> = Vec::new();
@@ -134,7 +151,7 @@ fn build_program<B: Backend>(dev: &GpuDevice<B>, items: &[(&ir::Kernel, &Config)
     for info in generated.kernels.clone() {
         let entry = dev.backend.entry(&program, &info).map_err(fail)?;
         let k = key(dev, info.ir_hash, &info.config);
-        dev.kernels.insert(k, Arc::new(Compiled { info, entry }));
+        dev.kernels.insert(k, Arc::new(Compiled::new(info, entry)));
     }
     Ok(())
 }

@@ -107,7 +107,7 @@
 mod coarse;
 mod cycle;
 mod graph;
-mod kernels;
+pub(crate) mod kernels;
 pub mod manufactured;
 mod options;
 mod real;
@@ -313,7 +313,7 @@ impl<T: Real> Poisson<T> {
 
     /// Runs one cycle from the current solution; returns its trace.
     ///
-    /// With [`CycleOptions::graph`] on a GPU device, a cycle from a state
+    /// With [`CycleOptions::graph`], a cycle from a state
     /// recorded before is replayed: its trace is the
     /// recorded one, every launch marked `graph replay` with zero host
     /// time.

@@ -120,11 +120,11 @@ pub struct CycleOptions {
     /// Sweeps on the coarsest level when it is too large to solve exactly
     /// (see [`super`]'s coarse solve).
     pub coarse_sweeps: usize,
-    /// On a GPU device (OpenCL, CUDA), record the first cycle from each
-    /// state and replay later ones: the prepared launches of each run
-    /// between host steps are enqueued again, without the host-side work
-    /// of every launch, which on coarse levels takes longer than the
-    /// kernels. No effect on the CPU backend, nor on full multigrid.
+    /// Record the first cycle from each state and replay later ones: the
+    /// prepared launches of each run between host steps run again, without
+    /// the host-side work of every launch, which on coarse levels takes
+    /// longer than the kernels. On every backend, the CPU's included; no
+    /// effect on full multigrid.
     pub graph: bool,
 }
 

@@ -1,6 +1,7 @@
 //! The precisions the solver runs in, and the launches of its kernels.
 
 use super::kernels::{k32, k64};
+use crate::cpu::replay::Record;
 use crate::prelude::*;
 use crate::Result;
 use hipacc_core::Pixel;
@@ -149,7 +150,7 @@ macro_rules! launches {
                         h: g.h as i32,
                         colour,
                     }
-                    .execute(d, &IterationSpace::full(out));
+                    .launch(d, IterationSpace::full(out));
                 }
                 $m::SmoothCells {
                     u: sol(u),
@@ -165,7 +166,7 @@ macro_rules! launches {
                     face_h: g.face_h() as $t,
                     colour,
                 }
-                .execute(d, &IterationSpace::full(out))
+                .launch(d, IterationSpace::full(out))
             }
             fn residual(
                 d: &Device,
@@ -183,7 +184,7 @@ macro_rules! launches {
                         w: g.w as i32,
                         h: g.h as i32,
                     }
-                    .execute(d, &IterationSpace::full(out));
+                    .launch(d, IterationSpace::full(out));
                 }
                 $m::ResidualCells {
                     u: sol(u),
@@ -197,10 +198,10 @@ macro_rules! launches {
                     face_w: g.face_w() as $t,
                     face_h: g.face_h() as $t,
                 }
-                .execute(d, &IterationSpace::full(out))
+                .launch(d, IterationSpace::full(out))
             }
             fn restrict(d: &Device, fine: &Image<$t>, out: &Image<$t>) -> Result<()> {
-                $m::Restrict { fine: sol(fine) }.execute(d, &IterationSpace::full(out))
+                $m::Restrict { fine: sol(fine) }.launch(d, IterationSpace::full(out))
             }
             fn residual_restrict(
                 d: &Device,
@@ -218,7 +219,7 @@ macro_rules! launches {
                         w: g.w as i32,
                         h: g.h as i32,
                     }
-                    .execute(d, &IterationSpace::full(out));
+                    .launch(d, IterationSpace::full(out));
                 }
                 $m::ResidualRestrictCells {
                     u: sol(u),
@@ -232,7 +233,7 @@ macro_rules! launches {
                     face_w: g.face_w() as $t,
                     face_h: g.face_h() as $t,
                 }
-                .execute(d, &IterationSpace::full(out))
+                .launch(d, IterationSpace::full(out))
             }
             fn prolong(
                 d: &Device,
@@ -250,17 +251,17 @@ macro_rules! launches {
                     cw: e.width() as i32,
                     ch: e.height() as i32,
                 }
-                .execute(d, &IterationSpace::full(out))
+                .launch(d, IterationSpace::full(out))
             }
             fn fill(d: &Device, value: f64, out: &Image<$t>) -> Result<()> {
-                $m::Fill { value: value as $t }.execute(d, &IterationSpace::full(out))
+                $m::Fill { value: value as $t }.launch(d, IterationSpace::full(out))
             }
             fn offset(d: &Device, input: &Image<$t>, value: f64, out: &Image<$t>) -> Result<()> {
                 $m::Offset {
                     input: Accessor::new(input),
                     offset: value as $t,
                 }
-                .execute(d, &IterationSpace::full(out))
+                .launch(d, IterationSpace::full(out))
             }
             fn kernel_irs(
                 g: Grid,

@@ -199,24 +199,6 @@ fn bad_options_are_errors() {
     assert!("x".parse::<CycleKind>().is_err());
 }
 
-#[test]
-fn the_graph_option_changes_nothing_off_cuda() {
-    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
-    let (plain, graph) = (problem(64, Bc::Dirichlet), problem(64, Bc::Dirichlet));
-    for _ in 0..3 {
-        plain.cycle(&Device::cpu(), &opts).expect("plain");
-        let trace = graph
-            .cycle(&Device::cpu(), &opts.clone().graph(true))
-            .expect("graph");
-        assert!(trace.kernel_launches() > 0);
-        assert!(trace.launches().all(|l| !l.variant.contains("graph")));
-    }
-    assert_eq!(
-        plain.solution().to_vec().expect("plain"),
-        graph.solution().to_vec().expect("graph")
-    );
-}
-
 /// A Neumann problem with large flat areas and sharp steps, as the
 /// log-luminance of such an image gives: `f = A v` for `v` a field of flat
 /// rectangles, rounded to `f32`, on a grid with odd sizes on several levels

@@ -7,6 +7,7 @@ use super::program::{self, ClEntry};
 use crate::gpu::backend::{Backend, Enqueue, Facts};
 use crate::{BackendKind, Result};
 use hipacc_codegen::{KernelInfo, Language, Program};
+use opencl3::memory::Buffer;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +15,8 @@ impl Backend for ClDevice {
     type Mem = ClMem;
     type Program = opencl3::program::Program;
     type Entry = ClEntry;
+    /// A constant buffer per mask argument.
+    type MaskCopy = Buffer<u8>;
 
     const KIND: BackendKind = BackendKind::OpenCl;
     const LANGUAGE: Language = Language::OpenCl;

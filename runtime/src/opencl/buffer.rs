@@ -2,32 +2,29 @@
 //! plus an `image2d_t` copy made on demand for accessors read as images.
 
 use super::device::ClDevice;
+use crate::gpu::errors::{check_copy, transfer};
+use crate::gpu::view::{channel_format, ImageView};
 use crate::{Error, Result};
-use hipacc_core::ir::{ScalarType, Type};
+use hipacc_core::ir::Type;
 use opencl3::memory::{
     Buffer, ClMem as _, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY,
     CL_MEM_READ_WRITE, CL_R, CL_RGBA, CL_SIGNED_INT32, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32,
     CL_UNSIGNED_INT8,
 };
 use opencl3::types::{cl_image_desc, cl_image_format, cl_mem, CL_BLOCKING};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 /// Device memory of one image.
 pub(crate) struct ClMem {
     pub(crate) buffer: Buffer<u8>,
     pub(crate) bytes: usize,
-    /// Bumped whenever the buffer's contents change (upload, kernel write),
-    /// so the image copy knows when it is stale.
-    version: AtomicU64,
-    /// The `image2d_t` copy and the buffer version it was made from.
-    image: Mutex<Option<(u64, Type, Image)>>,
+    /// The `image2d_t` copy.
+    image: ImageView<Image>,
 }
 
 impl ClMem {
     /// Records that the buffer's contents changed.
     pub(crate) fn touch(&self) {
-        self.version.fetch_add(1, Ordering::Relaxed);
+        self.image.touch();
     }
 
     /// The buffer's `cl_mem`, for kernel arguments.
@@ -46,15 +43,8 @@ impl ClMem {
         height: usize,
         pixel: Type,
     ) -> Result<cl_mem> {
-        let version = self.version.load(Ordering::Relaxed);
-        let mut slot = self.image.lock().unwrap_or_else(PoisonError::into_inner);
-        if !matches!(&*slot, Some((_, t, _)) if *t == pixel) {
-            *slot = Some((u64::MAX, pixel, create_image(dev, width, height, pixel)?));
-        }
-        let Some((made, _, image)) = slot.as_mut() else {
-            unreachable!("bug: the image slot was just filled")
-        };
-        if *made != version {
+        let make = || create_image(dev, width, height, pixel);
+        let refresh = |image: &mut Image| {
             let origin = [0usize; 3];
             let region = [width, height, 1];
             // SAFETY: the image was created with exactly `width x height`
@@ -69,10 +59,10 @@ impl ClMem {
                     &[],
                 )
             }
-            .map_err(|e| transfer_err("copying a buffer to an image", e))?;
-            *made = version;
-        }
-        Ok(image.get())
+            .map(drop)
+            .map_err(|e| transfer_err("copying a buffer to an image", e))
+        };
+        self.image.get(pixel, make, refresh, Image::get)
     }
 }
 
@@ -110,27 +100,21 @@ fn create_image(dev: &ClDevice, width: usize, height: usize, pixel: Type) -> Res
 
 /// The OpenCL image format of a pixel type, as codegen declares it.
 fn image_format(pixel: Type) -> Result<cl_image_format> {
-    let order = if pixel.lanes == 4 { CL_RGBA } else { CL_R };
-    let ty = match pixel.scalar {
-        ScalarType::U8 => CL_UNSIGNED_INT8,
-        ScalarType::U16 => CL_UNSIGNED_INT16,
-        ScalarType::U32 => CL_UNSIGNED_INT32,
-        ScalarType::I32 => CL_SIGNED_INT32,
-        ScalarType::F32 => CL_FLOAT,
-        ScalarType::F64 | ScalarType::Bool => {
-            return Err(Error::Config(format!(
-                "OpenCL images cannot hold {pixel} pixels"
-            )))
-        }
-    };
+    let types = [
+        CL_UNSIGNED_INT8,
+        CL_UNSIGNED_INT16,
+        CL_UNSIGNED_INT32,
+        CL_SIGNED_INT32,
+        CL_FLOAT,
+    ];
     Ok(cl_image_format {
-        image_channel_order: order,
-        image_channel_data_type: ty,
+        image_channel_order: if pixel.lanes == 4 { CL_RGBA } else { CL_R },
+        image_channel_data_type: channel_format::<ClDevice, _>(pixel, types)?,
     })
 }
 
 fn transfer_err(what: &str, e: impl std::fmt::Display) -> Error {
-    hipacc_core::Error::Transfer(format!("OpenCL: {what}: {e}")).into()
+    transfer::<ClDevice>(what, e)
 }
 
 impl ClDevice {
@@ -149,19 +133,13 @@ impl ClDevice {
         Ok(ClMem {
             buffer,
             bytes,
-            version: AtomicU64::new(0),
-            image: Mutex::new(None),
+            image: ImageView::default(),
         })
     }
 
     /// Copies `data`, exactly the memory's size, into `mem`.
     pub(crate) fn upload(&self, mem: &ClMem, data: &[u8]) -> Result<()> {
-        if data.len() != mem.bytes {
-            return Err(transfer_err(
-                "upload",
-                format!("{} bytes into {}", data.len(), mem.bytes),
-            ));
-        }
+        check_copy::<ClDevice>("upload", data.len(), mem.bytes)?;
         // SAFETY: a blocking write of exactly the buffer's size from `data`
         // into a live buffer of this device's context; the returned event is
         // owned (and released) by `Event`.
@@ -185,12 +163,7 @@ impl ClDevice {
 
     /// Copies `mem`, exactly `dst`'s size, to `dst`.
     pub(crate) fn download(&self, mem: &ClMem, dst: &mut [u8]) -> Result<()> {
-        if dst.len() != mem.bytes {
-            return Err(transfer_err(
-                "read",
-                format!("bug: {} bytes into {}", mem.bytes, dst.len()),
-            ));
-        }
+        check_copy::<ClDevice>("download", dst.len(), mem.bytes)?;
         // SAFETY: a blocking read of exactly the buffer's size into `dst`.
         unsafe {
             self.queue

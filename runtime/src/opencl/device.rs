@@ -3,22 +3,21 @@
 
 use super::probe::{self, Want};
 use crate::gpu::backend::Facts;
+use crate::gpu::device::{self, Shared};
+use crate::gpu::errors::{launch, unavailable};
 use crate::gpu::limits::Limits;
+use crate::gpu::timing::LastLaunch;
 use crate::gpu::GpuDevice;
 use crate::{BackendKind, Error, Result};
-use hipacc_codegen::{DeviceDescription, Target};
+use hipacc_codegen::DeviceDescription;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::{
     Device as ClDeviceId, CL_DEVICE_TYPE_CPU, CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT,
 };
 use opencl3::event::Event;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// Device keys of GPU backends: distinct from each other and from 0.
-static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c10_0000_0000_0001);
 
 /// An OpenCL device ready for launches. One per process (see [`shared`]).
 pub(crate) struct ClDevice {
@@ -29,28 +28,14 @@ pub(crate) struct ClDevice {
     /// Options for `clBuildProgram`.
     pub(crate) build_options: String,
     /// The last launch's event, for its profiled duration.
-    pub(crate) last_launch: Mutex<Option<Event>>,
+    pub(crate) last_launch: LastLaunch<Event>,
 }
 
 /// The process-wide OpenCL device: the first GPU, else any device (found
 /// once; later calls share its context, buffers and kernel cache).
 pub(crate) fn shared() -> Result<Arc<GpuDevice<ClDevice>>> {
-    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<ClDevice>>, String>> =
-        OnceLock::new();
-    DEVICE
-        .get_or_init(|| {
-            ClDevice::open(Want::GpuFirst)
-                .map(|d| Arc::new(GpuDevice::new(d)))
-                .map_err(|e| e.to_string())
-        })
-        .clone()
-        .map_err(|reason| Error::BackendUnavailable {
-            backend: BackendKind::OpenCl,
-            reason: reason
-                .strip_prefix("opencl backend unavailable: ")
-                .unwrap_or(&reason)
-                .to_string(),
-        })
+    static DEVICE: Shared<ClDevice> = Shared::new();
+    device::shared(&DEVICE, || ClDevice::open(Want::GpuFirst))
 }
 
 /// True when an OpenCL GPU is present (for `Device::auto`); never builds a
@@ -60,10 +45,7 @@ pub(crate) fn gpu_present() -> bool {
 }
 
 fn cl_err(what: &str) -> impl Fn(opencl3::error_codes::ClError) -> Error + '_ {
-    move |e| Error::BackendUnavailable {
-        backend: BackendKind::OpenCl,
-        reason: format!("{what}: {e}"),
-    }
+    move |e| unavailable(BackendKind::OpenCl, format!("{what}: {e}"))
 }
 
 impl ClDevice {
@@ -89,12 +71,12 @@ impl ClDevice {
             (Ok(major), Ok(minor)) => Some((major, minor)),
             _ => None,
         };
-        let target = Target::nearest(&DeviceDescription {
+        let description = DeviceDescription {
             vendor,
-            name: name.clone(),
+            name,
             compute_capability,
             is_cpu,
-        });
+        };
         let items = device
             .max_work_item_sizes()
             .map_err(cl_err("work-item sizes"))?;
@@ -108,6 +90,9 @@ impl ClDevice {
                 .local_mem_size()
                 .map_err(cl_err("local memory size"))?,
             images: device.image_support().unwrap_or(false),
+            fp64: device
+                .extensions()
+                .is_ok_and(|e| e.split_whitespace().any(|x| x == "cl_khr_fp64")),
         };
         let rounded = device.single_fp_config().unwrap_or(0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
         // `-w`: warnings of generated code mean nothing to the user, and a
@@ -123,42 +108,30 @@ impl ClDevice {
         let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .map_err(cl_err("creating a command queue"))?;
         Ok(ClDevice {
-            facts: Facts {
-                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
-                name,
-                driver,
-                is_gpu: !is_cpu,
-                target,
-                limits,
-            },
+            facts: Facts::new(&description, driver, limits),
             device,
             context,
             queue,
             build_options,
-            last_launch: Mutex::new(None),
+            last_launch: LastLaunch::default(),
         })
     }
 
     /// The duration of the last launch, from its profiling event (waits for
     /// it to finish).
     pub(crate) fn last_launch_time(&self) -> Option<Duration> {
-        let guard = self
-            .last_launch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let event = guard.as_ref()?;
-        event.wait().ok()?;
-        let start = event.profiling_command_start().ok()?;
-        let end = event.profiling_command_end().ok()?;
-        Some(Duration::from_nanos(end.saturating_sub(start)))
+        self.last_launch.duration(|event| {
+            event.wait().ok()?;
+            let start = event.profiling_command_start().ok()?;
+            let end = event.profiling_command_end().ok()?;
+            Some(Duration::from_nanos(end.saturating_sub(start)))
+        })
     }
 
     /// Waits for every queued command.
     pub(crate) fn finish(&self) -> Result<()> {
-        self.queue.finish().map_err(|e| Error::Launch {
-            backend: BackendKind::OpenCl,
-            kernel: String::new(),
-            message: format!("clFinish: {e}"),
-        })
+        self.queue
+            .finish()
+            .map_err(|e| launch::<ClDevice>("", "clFinish", e))
     }
 }

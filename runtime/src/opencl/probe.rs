@@ -20,10 +20,7 @@ pub(crate) const INSTALL_HINT: &str =
      apt-get install pocl-opencl-icd ocl-icd-libopencl1)";
 
 fn unavailable(reason: String) -> Error {
-    Error::BackendUnavailable {
-        backend: BackendKind::OpenCl,
-        reason,
-    }
+    crate::gpu::errors::unavailable(BackendKind::OpenCl, reason)
 }
 
 /// Which devices a search accepts.

@@ -35,9 +35,8 @@ pub fn histogram<T: Pixel + Into<f64>>(
 
 /// The counts of the bins `window` of [`histogram`]`(…, bins, lo, hi)`:
 /// element `i` counts bin `window.start + i`, computed with the same
-/// formula, so windows of one histogram equal its slices exactly. A
-/// window of at most 1024 bins runs on the device when the image lives on
-/// a GPU device.
+/// formula, so windows of one histogram equal its slices exactly. Runs on
+/// the device when the image lives on a GPU device.
 ///
 /// ```
 /// use hipacc::{reduce, Device, Image};

@@ -6,6 +6,7 @@
 //! | [`sum`] | `f64` | the sum of the pixels, accumulated in `f64` |
 //! | [`mean`] | `f64` | `sum / pixel count` |
 //! | [`min`], [`max`] | the pixel type | with `f32`/`f64` NaN ignored unless every pixel is NaN (C's `fmin`/`fmax`) |
+//! | [`argmin`], [`argmax`] | `(T, usize)` | the extreme pixel of a scalar image and the row-major index of its first occurrence (NaN ignored as by `min`/`max`) |
 //! | [`histogram`] | `Vec<u64>` | counts of pixels in `bins` equal bins over `[lo, hi)` |
 //!
 //! Sums are exact to within `f64` rounding: each band of rows is summed in
@@ -16,10 +17,12 @@
 //! When `device` is a GPU device and the image's current copy lives on it
 //! (a kernel wrote it there), the operators run there: each block of 256
 //! threads reduces its pixels in a tree in local memory to one partial per
-//! lane, and the host combines the partials (at most 1024) in order;
-//! histograms count in per-block bins in local memory merged into the
-//! result with global atomics (up to 1024 bins; more run on the host).
-//! Device min, max and histograms equal the host's exactly. Device sums
+//! lane (argmin and argmax: one value and its index), and the host
+//! combines the partials (at most 1024) in order; histograms count in
+//! per-block bins in local memory merged into the result with global
+//! atomics, or with global atomics alone when the window has more than
+//! 1024 bins. Device min, max, argmin, argmax and histograms equal the
+//! host's exactly. Device sums
 //! accumulate in `f64` in another order (per thread, then the block's
 //! tree, then the partials): integer pixels sum exactly (below 2^53), and
 //! float sums differ from the host's by at most `(n - 1) * 2^-53 * sum|p|`
@@ -29,8 +32,10 @@
 //! (on a GPU device after reading the image back, as every host read of an
 //! [`Image`] does).
 
+mod arg;
 mod histogram;
 
+pub use arg::{argmax, argmin};
 pub use histogram::{histogram, histogram_window, MAX_BINS};
 
 use crate::gpu::global::{Bins, GlobalRequest};

@@ -113,6 +113,8 @@ impl Backend for WgDevice {
     type Mem = WgMem;
     type Program = wgpu::ShaderModule;
     type Entry = WgEntry;
+    /// A storage buffer per mask binding.
+    type MaskCopy = wgpu::Buffer;
 
     const KIND: BackendKind = BackendKind::Wgpu;
     const LANGUAGE: Language = Language::Wgsl;
@@ -184,16 +186,6 @@ impl Backend for WgDevice {
     }
 
     fn build(&self, program: &Program) -> std::result::Result<wgpu::ShaderModule, String> {
-        if !self.f64
-            && program
-                .source
-                .contains("\n// f64: needs the SHADER_F64 feature.")
-        {
-            return Err(format!(
-                "the program computes in f64, and {} has no SHADER_F64 (f64 is never demoted to f32)",
-                self.facts.name
-            ));
-        }
         self.scoped(|| {
             self.device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -283,23 +275,22 @@ impl Backend for WgDevice {
                 format!("{gx}x{gy} workgroups; the device allows {max} per dimension"),
             ));
         }
+        let mut masks = l.copies.lock();
         self.scoped(|| {
             let uniform = self.filled(
                 &uniform_bytes(l.args, &e.slots, e.uniform_bytes),
                 wgpu::BufferUsages::UNIFORM,
             );
-            let masks: Vec<(u32, wgpu::Buffer)> = l
-                .args
-                .iter()
-                .zip(&e.slots)
-                .filter_map(|(arg, slot)| match (arg, slot) {
-                    (Arg::Mask(i), WgslSlot::Binding(b)) => {
-                        let (i, b) = (*i, *b);
-                        Some((b, self.filled(&l.masks[i], wgpu::BufferUsages::STORAGE)))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let mut buffers: Vec<(u32, wgpu::Buffer)> = Vec::new();
+            for (arg, slot) in l.args.iter().zip(&e.slots) {
+                if let (Arg::Mask(i), WgslSlot::Binding(b)) = (arg, slot) {
+                    let bytes = l.mask(*i)?;
+                    let buffer = masks.refresh(*i, bytes, |_| {
+                        Ok(self.filled(bytes, wgpu::BufferUsages::STORAGE))
+                    })?;
+                    buffers.push((*b, buffer.clone()));
+                }
+            }
             let mut entries = vec![wgpu::BindGroupEntry {
                 binding: 0,
                 resource: uniform.as_entire_binding(),
@@ -310,7 +301,7 @@ impl Backend for WgDevice {
                 };
                 let buffer = match arg {
                     Arg::Buffer(mem) | Arg::Image { mem, .. } => &mem.buffer,
-                    Arg::Mask(_) => match masks.iter().find(|(b, _)| *b == binding) {
+                    Arg::Mask(_) => match buffers.iter().find(|(b, _)| *b == binding) {
                         Some((_, buffer)) => buffer,
                         None => continue,
                     },
@@ -339,8 +330,9 @@ impl Backend for WgDevice {
                 pass.dispatch_workgroups(gx, gy, 1);
             }
             self.queue.submit([encoder.finish()]);
+            Ok(())
         })
-        .map_err(|err| launch_err(name, "dispatch", err))
+        .map_err(|err| launch_err(name, "dispatch", err))?
     }
 
     fn synchronize(&self) -> Result<()> {

@@ -2,15 +2,12 @@
 //! architecture model.
 
 use crate::gpu::backend::Facts;
+use crate::gpu::device::{self, Shared};
 use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
 use crate::{BackendKind, Error, Result};
-use hipacc_codegen::{DeviceDescription, Target};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-
-/// Device keys of this backend: distinct from the other backends' and 0.
-static NEXT_KEY: AtomicU64 = AtomicU64::new(0x0c30_0000_0000_0001);
+use hipacc_codegen::DeviceDescription;
+use std::sync::Arc;
 
 /// How to get a Vulkan driver when no adapter is found.
 pub(crate) const INSTALL_HINT: &str =
@@ -22,33 +19,17 @@ pub(crate) struct WgDevice {
     pub(crate) facts: Facts,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
-    /// The adapter has (and the device enabled) `SHADER_F64`.
-    pub(crate) f64: bool,
 }
 
 fn unavailable(reason: String) -> Error {
-    Error::BackendUnavailable {
-        backend: BackendKind::Wgpu,
-        reason,
-    }
+    crate::gpu::errors::unavailable(BackendKind::Wgpu, reason)
 }
 
 /// The process-wide wgpu device: the first high-performance adapter of any
 /// native backend (found once; later calls share its buffers and kernels).
 pub(crate) fn shared() -> Result<Arc<GpuDevice<WgDevice>>> {
-    static DEVICE: OnceLock<std::result::Result<Arc<GpuDevice<WgDevice>>, String>> =
-        OnceLock::new();
-    DEVICE
-        .get_or_init(|| {
-            WgDevice::open()
-                .map(|d| Arc::new(GpuDevice::new(d)))
-                .map_err(|e| match e {
-                    Error::BackendUnavailable { reason, .. } => reason,
-                    e => e.to_string(),
-                })
-        })
-        .clone()
-        .map_err(unavailable)
+    static DEVICE: Shared<WgDevice> = Shared::new();
+    device::shared(&DEVICE, WgDevice::open)
 }
 
 /// The vendor's name for the architecture model, from its PCI id.
@@ -97,23 +78,20 @@ impl WgDevice {
             eprintln!("hipacc: wgpu: uncaptured error: {e}");
         }));
         let is_cpu = info.device_type == wgpu::DeviceType::Cpu;
-        let target = Target::nearest(&DeviceDescription {
+        let description = DeviceDescription {
             vendor: vendor(&info),
             name: info.name.clone(),
             compute_capability: None,
             is_cpu,
-        });
+        };
         Ok(WgDevice {
-            facts: Facts {
-                key: NEXT_KEY.fetch_add(1, Ordering::Relaxed),
-                name: info.name.clone(),
-                driver: format!(
+            facts: Facts::new(
+                &description,
+                format!(
                     "wgpu {:?} / {} {}",
                     info.backend, info.driver, info.driver_info
                 ),
-                is_gpu: !is_cpu,
-                target,
-                limits: Limits {
+                Limits {
                     max_threads: u64::from(limits.max_compute_invocations_per_workgroup),
                     max_block: [
                         u64::from(limits.max_compute_workgroup_size_x),
@@ -121,11 +99,11 @@ impl WgDevice {
                     ],
                     max_shared: u64::from(limits.max_compute_workgroup_storage_size),
                     images: false,
+                    fp64: f64,
                 },
-            },
+            ),
             device,
             queue,
-            f64,
         })
     }
 }
