@@ -1,8 +1,9 @@
 //! Pyramids and `traverse`: level sizes, relative indexing, the level
 //! predicates, V- and W-cycle visiting orders (asserted on the recorded
 //! trace), swap, nested traversals, and every misuse's error. Kernel
-//! launches run on every backend present (the native CPU always; OpenCL and
-//! CUDA print a skip line when absent).
+//! launches run on every backend present (the native CPU always; OpenCL,
+//! CUDA and wgpu, the last with the crate's `wgpu` feature, print a skip
+//! line when absent).
 
 use hipacc::prelude::*;
 use hipacc::{Error, PyramidError, Trace};
@@ -38,7 +39,11 @@ impl AddOne {
 
 fn devices() -> Vec<Device> {
     let mut out = vec![Device::cpu()];
-    for (name, d) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
+    for (name, d) in [
+        ("opencl", Device::opencl()),
+        ("cuda", Device::cuda()),
+        ("wgpu", Device::wgpu()),
+    ] {
         match d {
             Ok(d) => out.push(d),
             Err(e) => println!("[SKIP] {name}: {e}"),

@@ -1,8 +1,8 @@
 //! The wgpu backend (Mesa's lavapipe in CI) against the evaluator: every
 //! variant family its printer covers (boundary regions on/off, 1/4/8 pixels
 //! per thread, literal and constant-memory masks), `u8` outputs packed in
-//! words, `f64` where the adapter has `SHADER_F64`, and the refusal of what
-//! it does not print.
+//! words, `f64` where the adapter has `SHADER_F64`, and the refusal of
+//! texture memory. `wgpu_variants` checks local tiles.
 //!
 //! Prints a skip line when no adapter is present, unless
 //! `HIPACC_REQUIRE_WGPU` is set (as `.ci/test` does), which makes a missing
@@ -162,21 +162,22 @@ impl Box5 {
     }
 }
 
-/// A variant the printer does not cover (local tiles) is refused with an
-/// error that names WGSL, never run as something else.
+/// Texture memory, which neither the adapter's limits nor the printer
+/// cover, is refused with an error that says so, never run as something
+/// else.
 #[test]
-fn local_tiles_are_refused_by_name() {
+fn textures_are_refused_by_name() {
     let Some(d) = device() else { return };
     let input = gpu_support::f32_image(20, 9, 5);
     let k = Box5 {
         input: Accessor::new(&input).with_boundary(Boundary::Clamp),
         dom: Domain::new(5, 5).unwrap(),
     };
-    let tiles = ConfigOverride::parse("memory=local").unwrap();
-    let e = both(&d.with_override(tiles), &k, (20, 9))
+    let textures = ConfigOverride::parse("memory=texture").unwrap();
+    let e = both(&d.with_override(textures), &k, (20, 9))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("WGSL"), "{e}");
+    assert!(e.contains("images"), "{e}");
     let (got, want) = both(&d, &k, (20, 9)).unwrap();
     for (g, e) in got.iter().zip(want) {
         assert!((g - e).abs() <= e.abs() * 1e-6 + 1e-6, "{g} vs {e}");

@@ -10,6 +10,10 @@ use crate::vocab::{Language, OperatorClass};
 use crate::Result;
 use hipacc_core::ir::Kernel;
 
+/// Bytes of workgroup storage every WebGPU adapter offers
+/// (`maxComputeWorkgroupStorageSize`'s required minimum).
+const WGSL_WORKGROUP_STORAGE: u32 = 16 * 1024;
+
 impl Config {
     /// The config the heuristics pick for `kernel` on `target`, with
     /// `overrides` applied (pass [`ConfigOverride::from_env`] to honour
@@ -53,17 +57,27 @@ impl Config {
             MemoryKind::Global
         };
         let mut shared = 0u64;
+        // WGSL tiles must fit the workgroup storage every WebGPU adapter
+        // offers, and hold narrow lanes widened to words.
+        let budget = match language {
+            Language::Wgsl => target.shared_memory_per_block.min(WGSL_WORKGROUP_STORAGE),
+            _ => target.shared_memory_per_block,
+        } as u64
+            / 2;
         for (acc, fp) in kernel.accessors.iter().zip(&fps) {
             let kind = match fp {
-                // The WGSL printer stages no tiles yet.
                 Some(fp)
                     if class == OperatorClass::Local
-                        && language != Language::Wgsl
                         && acc.interpolation == hipacc_core::Interpolation::None
                         && fp.width().max(fp.height()) >= target.local_memory_threshold =>
                 {
-                    let bytes = config.tile_bytes(target, acc.pixel, *fp) as u64;
-                    if shared + bytes <= target.shared_memory_per_block as u64 / 2 {
+                    let bytes = match language {
+                        Language::Wgsl => {
+                            crate::emit::wgsl_tile_bytes(&config, target, acc.pixel, *fp)
+                        }
+                        _ => config.tile_bytes(target, acc.pixel, *fp),
+                    } as u64;
+                    if shared + bytes <= budget {
                         shared += bytes;
                         MemoryKind::LocalTile
                     } else {

@@ -34,7 +34,7 @@ pub use crate::vocab::Language;
 pub use generate::{generate, generate_batch};
 pub use program::{ArgKind, ConstantSymbol, KernelArg, KernelInfo, Launch, Program};
 pub use reduce::{global_entry, global_program, GlobalOp, GLOBAL_BLOCK, LOCAL_BINS};
-pub use wgsl::{wgsl_layout, WgslSlot};
+pub use wgsl::{tile_bytes as wgsl_tile_bytes, wgsl_layout, WgslSlot};
 
 #[cfg(test)]
 mod grid_tests;

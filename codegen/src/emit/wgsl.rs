@@ -22,8 +22,12 @@
 //! `Rgba<u8>` is one word and `Rgba<u16>` a `vec2<u32>`. Buffer sizes are
 //! rounded up to whole words by the runtime.
 //!
-//! Not printed yet (an error names them): local tiles (the chooser keeps
-//! accessors in global memory for WGSL), texture memory, interpolating reads
+//! An accessor in local memory is staged, tile plus halo, into a
+//! `var<workgroup>` array of its pixels as the kernel computes them (`u8` and
+//! `u16` lanes widened to `u32`, since workgroup memory has no narrower
+//! type), followed by `workgroupBarrier()`; see [`tile_bytes`].
+//!
+//! Not printed yet (an error names them): texture memory, interpolating reads
 //! and masks of `u8`/`u16` coefficients in constant memory.
 
 use super::kernel::entry_name;
@@ -257,6 +261,35 @@ struct Site {
     mode: BoundaryMode,
     constant: Vec<Literal>,
     bounded: bool,
+    tile: Option<Tile>,
+}
+
+/// The workgroup tile of an accessor in local memory.
+#[derive(Clone, Copy)]
+struct Tile {
+    /// The footprint's least offsets: tile column 0 is `u0 + min.0`, row 0
+    /// is `v0 + min.1`.
+    min: (i32, i32),
+    /// Columns and rows staged.
+    size: (u32, u32),
+    /// Elements per tile row (`size.0` or more).
+    pitch: u32,
+}
+
+/// Bytes of workgroup memory the tile of a `pixel` accessor with footprint
+/// `fp` takes: the C printer's shape, with lanes of `u8` and `u16` widened
+/// to `u32` words.
+pub fn tile_bytes(c: &Config, target: &Target, pixel: Type, fp: crate::Footprint) -> u32 {
+    let (_, h, pitch) = c.tile_shape(target, pixel, fp);
+    pitch * h * workgroup_lane_bytes(pixel.scalar) * pixel.lanes as u32
+}
+
+/// Bytes of one lane of a pixel held in workgroup memory.
+fn workgroup_lane_bytes(s: ScalarType) -> u32 {
+    match s {
+        ScalarType::U8 | ScalarType::U16 | ScalarType::Bool => 4,
+        s => s.size() as u32,
+    }
 }
 
 /// One mask.
@@ -306,9 +339,10 @@ fn emit(
         arg("space_h".into(), ArgKind::SpaceHeight, int(), i32t),
     ];
     let mut sites = Vec::new();
+    let mut shared_bytes = 0u32;
     for (i, a) in k.accessors.iter().enumerate() {
         match c.memory[i] {
-            MemoryKind::Global | MemoryKind::ReadOnly => {}
+            MemoryKind::Global | MemoryKind::ReadOnly | MemoryKind::LocalTile => {}
             m => {
                 return Err(unsupported(
                     k,
@@ -344,12 +378,25 @@ fn emit(
         ] {
             args.push(arg(format!("{n}_{suffix}"), kind, int(), i32t));
         }
+        let tile = match (c.memory[i], fps[i]) {
+            (MemoryKind::LocalTile, Some(fp)) => {
+                let (_, h, pitch) = c.tile_shape(target, a.pixel, fp);
+                shared_bytes += tile_bytes(c, target, a.pixel, fp);
+                Some(Tile {
+                    min: (fp.min_dx, fp.min_dy),
+                    size: (c.block.x + fp.width() - 1, h),
+                    pitch,
+                })
+            }
+            _ => None,
+        };
         sites.push(Site {
             name: n,
             pixel: a.pixel,
             mode: a.boundary,
             constant: a.constant.clone(),
             bounded: reach[i].is_some(),
+            tile,
         });
     }
     for (i, p) in k.params.iter().enumerate() {
@@ -474,8 +521,19 @@ fn emit(
         sites,
         masks,
     };
-    for i in 0..ctx.sites.len() {
-        text.push_str(&ctx.read_helper(i));
+    for (i, a) in ctx.sites.iter().enumerate() {
+        match a.tile {
+            Some(t) => {
+                text.push_str(&format!(
+                    "var<workgroup> {}: array<{}, {}>;\n",
+                    ctx.tile_name(i),
+                    wty(a.pixel),
+                    t.pitch * t.size.1
+                ));
+                text.push_str(&ctx.read_helper(i, true));
+            }
+            None => text.push_str(&ctx.read_helper(i, false)),
+        }
     }
 
     // The body function.
@@ -483,7 +541,11 @@ fn emit(
     let rows = c.rows_per_block();
     let ppt = c.pixels_per_thread.get();
     text.push_str(&format!(
-        "fn hipacc_body_{entry}(tx: i32, ty: i32, bx: i32, by: i32, cl: bool, cr: bool, ct: bool, cb: bool) {{\n    let u0 = bx * {bx};\n    let v0 = by * {rows};\n    let u = u0 + tx;\n    for (var k: i32 = 0; k < {ppt}; k = k + 1) {{\n        let ly = ty + k * {by};\n        let v = v0 + ly;\n        if (u < {a_var}.space_w && v < {a_var}.space_h) {{\n            let gx = {a_var}.space_x + u;\n            let gy = {a_var}.space_y + v;\n"
+        "fn hipacc_body_{entry}(tx: i32, ty: i32, bx: i32, by: i32, cl: bool, cr: bool, ct: bool, cb: bool) {{\n    let u0 = bx * {bx};\n    let v0 = by * {rows};\n    let u = u0 + tx;\n"
+    ));
+    text.push_str(&ctx.stage_tiles(bx, bx * by));
+    text.push_str(&format!(
+        "    for (var k: i32 = 0; k < {ppt}; k = k + 1) {{\n        let ly = ty + k * {by};\n        let v = v0 + ly;\n        if (u < {a_var}.space_w && v < {a_var}.space_h) {{\n            let gx = {a_var}.space_x + u;\n            let gy = {a_var}.space_y + v;\n"
     ));
     let mut p = Printer::new(k, helpers, &ctx, 3);
     let result = p
@@ -523,6 +585,7 @@ fn emit(
     let call =
         |flags: &str| format!("hipacc_body_{entry}(i32(lid.x), i32(lid.y), bx, by, {flags});");
     let checked: Vec<bool> = k.accessors.iter().map(needs_checks).collect();
+    let tiled = ctx.sites.iter().any(|a| a.tile.is_some());
     if c.boundary == BoundaryScheme::Generic {
         text.push_str(&format!("    {}\n}}\n\n", call("true, true, true, true")));
     } else {
@@ -546,37 +609,48 @@ fn emit(
         if !has_y {
             fallback.push_str(" || t || b");
         }
-        text.push_str(&format!(
-            "    if ({fallback}) {{ // fallback: every check\n        {}\n    }}",
-            call("true, true, true, true")
-        ));
-        let mut arms: Vec<(&str, &str, &str)> = Vec::new();
-        if has_y {
-            if has_x {
-                arms.push(("t && l", "top left", "true, false, true, false"));
-                arms.push(("t && r", "top right", "false, true, true, false"));
-            }
-            arms.push(("t", "top", "false, false, true, false"));
-            if has_x {
-                arms.push(("b && l", "bottom left", "true, false, false, true"));
-                arms.push(("b && r", "bottom right", "false, true, false, true"));
-            }
-            arms.push(("b", "bottom", "false, false, false, true"));
-        }
-        if has_x {
-            arms.push(("l", "left", "true, false, false, false"));
-            arms.push(("r", "right", "false, true, false, false"));
-        }
-        for (cond, name, flags) in arms {
+        if tiled {
+            // Staging ends in a barrier, which the whole workgroup must
+            // reach in uniform control flow: one call with this
+            // workgroup's edge flags as run-time values instead of one call
+            // site per region.
             text.push_str(&format!(
-                " else if ({cond}) {{ // {name}\n        {}\n    }}",
-                call(flags)
+                "    let fb = {fallback};\n    {}\n}}\n\n",
+                call("fb || l, fb || r, fb || t, fb || b")
+            ));
+        } else {
+            text.push_str(&format!(
+                "    if ({fallback}) {{ // fallback: every check\n        {}\n    }}",
+                call("true, true, true, true")
+            ));
+            let mut arms: Vec<(&str, &str, &str)> = Vec::new();
+            if has_y {
+                if has_x {
+                    arms.push(("t && l", "top left", "true, false, true, false"));
+                    arms.push(("t && r", "top right", "false, true, true, false"));
+                }
+                arms.push(("t", "top", "false, false, true, false"));
+                if has_x {
+                    arms.push(("b && l", "bottom left", "true, false, false, true"));
+                    arms.push(("b && r", "bottom right", "false, true, false, true"));
+                }
+                arms.push(("b", "bottom", "false, false, false, true"));
+            }
+            if has_x {
+                arms.push(("l", "left", "true, false, false, false"));
+                arms.push(("r", "right", "false, true, false, false"));
+            }
+            for (cond, name, flags) in arms {
+                text.push_str(&format!(
+                    " else if ({cond}) {{ // {name}\n        {}\n    }}",
+                    call(flags)
+                ));
+            }
+            text.push_str(&format!(
+                " else {{ // interior: no checks\n        {}\n    }}\n}}\n\n",
+                call("false, false, false, false")
             ));
         }
-        text.push_str(&format!(
-            " else {{ // interior: no checks\n        {}\n    }}\n}}\n\n",
-            call("false, false, false, false")
-        ));
     }
     let info = KernelInfo {
         entry,
@@ -587,7 +661,7 @@ fn emit(
         constant_symbols: Vec::new(),
         footprints: fps,
         reaches: reach,
-        shared_bytes: 0,
+        shared_bytes,
         checked,
     };
     Ok((text, info))
@@ -607,8 +681,22 @@ impl Ctx {
         format!("hipacc_read_{}_{}", self.entry, self.sites[i].name)
     }
 
+    fn tile_name(&self, i: usize) -> String {
+        format!("hipacc_{}_tile_{}", self.entry, self.sites[i].name)
+    }
+
+    fn stage_name(&self, i: usize) -> String {
+        format!("hipacc_stage_{}_{}", self.entry, self.sites[i].name)
+    }
+
+    // tile[(ly + dy - min_dy) * pitch + tx + dx - min_dx]   or
     // hipacc_read_E_acc(u + dx, v + dy, cl, cr, ct, cb)
     fn read(&self, i: usize, dx: Offset, dy: Offset) -> String {
+        if let Some(t) = self.sites[i].tile {
+            let col = add_to(&moved(dx, -i64::from(t.min.0)), "tx");
+            let row = add_to(&moved(dy, -i64::from(t.min.1)), "ly");
+            return format!("{}[({row}) * {} + {col}]", self.tile_name(i), t.pitch);
+        }
         let flags = if self.sites[i].bounded {
             "cl, cr, ct, cb"
         } else {
@@ -622,10 +710,45 @@ impl Ctx {
         )
     }
 
+    /// The statements that fill every tile of the workgroup, `threads`
+    /// invocations sharing the elements, then wait for all of them.
+    fn stage_tiles(&self, bx: u32, threads: u32) -> String {
+        let mut s = String::new();
+        for (i, a) in self.sites.iter().enumerate() {
+            let Some(t) = a.tile else { continue };
+            let (tw, th) = t.size;
+            let (mx, my) = t.min;
+            let flags = if a.mode == BoundaryMode::Undefined {
+                "true, true, true, true"
+            } else {
+                "cl, cr, ct, cb"
+            };
+            s.push_str(&format!(
+                "    // Stage `{n}`: a {tw}x{th} tile (pitch {pitch}) of columns u0{mx:+}.., rows v0{my:+}..\n    for (var i: i32 = ty * {bx} + tx; i < {len}; i = i + {threads}) {{\n        let r = i / {tw};\n        let c = i - r * {tw};\n        {tile}[r * {pitch} + c] = {stage}(u0 + ({mx}) + c, v0 + ({my}) + r, {flags});\n    }}\n",
+                n = a.name,
+                pitch = t.pitch,
+                len = tw * th,
+                tile = self.tile_name(i),
+                stage = self.stage_name(i),
+            ));
+        }
+        if !s.is_empty() {
+            s.push_str("    workgroupBarrier();\n");
+        }
+        s
+    }
+
     /// Accessor `i`'s read helper: boundary index maths, then the load
-    /// (unpacking narrow pixels).
-    fn read_helper(&self, i: usize) -> String {
+    /// (unpacking narrow pixels). `stage` makes the staging variant, which
+    /// clamps an `Undefined` accessor (a tile also covers pixels no output
+    /// reads).
+    fn read_helper(&self, i: usize, stage: bool) -> String {
         let a = &self.sites[i];
+        let mode = if stage && a.mode == BoundaryMode::Undefined {
+            BoundaryMode::Clamp
+        } else {
+            a.mode
+        };
         let (n, args) = (&a.name, &self.args);
         let buf = format!("hipacc_{}_{n}", self.entry);
         let ty = wty(a.pixel);
@@ -634,7 +757,7 @@ impl Ctx {
             "(cl && p < 0) || (cr && p >= w)",
             "(ct && q < 0) || (cb && q >= h)",
         );
-        match a.mode {
+        match mode {
             BoundaryMode::Undefined => {}
             BoundaryMode::Constant => {
                 let lanes: Vec<String> = a
@@ -667,7 +790,7 @@ impl Ctx {
                 );
             }
             BoundaryMode::Repeat | BoundaryMode::Mirror | BoundaryMode::MirrorInterior => {
-                let f = match a.mode {
+                let f = match mode {
                     BoundaryMode::Repeat => "hipacc_repeat",
                     BoundaryMode::Mirror => "hipacc_mirror",
                     _ => "hipacc_mirror_interior",
@@ -691,8 +814,12 @@ impl Ctx {
         };
         format!(
             "// Reads accessor `{n}` ({:?}) at region position (p, q); cl/cr/ct/cb: check the left/right/top/bottom edge.\nfn {}(p0: i32, q0: i32, cl: bool, cr: bool, ct: bool, cb: bool) -> {ty} {{\n    var p = p0;\n    var q = q0;\n    let w = {args}.{n}_w;\n    let h = {args}.{n}_h;\n{body}    let i = {index};\n    return {load};\n}}\n",
-            a.mode,
-            self.read_name(i)
+            mode,
+            if stage {
+                self.stage_name(i)
+            } else {
+                self.read_name(i)
+            }
         )
     }
 
@@ -729,6 +856,15 @@ fn off_expr(o: Offset) -> String {
     match o {
         Offset::Const(v) => i32_lit(v),
         Offset::Expr(e) => e,
+    }
+}
+
+/// `o + by`, folded.
+fn moved(o: Offset, by: i64) -> Offset {
+    match o {
+        Offset::Const(v) => Offset::Const(v + by),
+        Offset::Expr(e) if by == 0 => Offset::Expr(e),
+        Offset::Expr(e) => Offset::Expr(format!("{} + {}", paren(&e), i32_lit(by))),
     }
 }
 

@@ -25,9 +25,12 @@ fn printable(k: &Kernel, c: &Config) -> bool {
     k.accessors
         .iter()
         .all(|a| a.interpolation == Interpolation::None)
-        && c.memory
-            .iter()
-            .all(|m| matches!(m, MemoryKind::Global | MemoryKind::ReadOnly))
+        && c.memory.iter().all(|m| {
+            matches!(
+                m,
+                MemoryKind::Global | MemoryKind::ReadOnly | MemoryKind::LocalTile
+            )
+        })
 }
 
 #[test]
@@ -76,7 +79,7 @@ fn the_chosen_config_prints_for_every_kernel_without_interpolation() {
 }
 
 #[test]
-fn tiles_and_interpolation_are_refused_by_name() {
+fn textures_and_interpolation_are_refused_by_name() {
     let t = Target::by_name("pocl").unwrap();
     for k in tk::all() {
         for c in Config::families(&k, t) {
@@ -103,4 +106,49 @@ fn the_layout_puts_scalars_in_one_uniform_and_buffers_after_it() {
     for (a, s) in p.kernels[0].args.iter().zip(&slots) {
         assert_eq!(a.scalar.is_some(), matches!(s, WgslSlot::Uniform { .. }));
     }
+}
+
+#[test]
+fn tiled_variants_stage_into_workgroup_memory_behind_one_barrier() {
+    let t = Target::by_name("pocl").unwrap();
+    let mut tiled = 0;
+    for k in tk::all() {
+        for c in Config::families(&k, t) {
+            if !printable(&k, &c) || !c.memory.contains(&MemoryKind::LocalTile) {
+                continue;
+            }
+            let p = generate(&k, &c, t, Language::Wgsl).unwrap();
+            let tiles = c
+                .memory
+                .iter()
+                .filter(|&&m| m == MemoryKind::LocalTile)
+                .count();
+            assert_eq!(p.source.matches("var<workgroup>").count(), tiles);
+            assert_eq!(p.source.matches("workgroupBarrier();").count(), 1);
+            assert!(p.kernels[0].shared_bytes > 0);
+            tiled += 1;
+        }
+    }
+    assert!(tiled >= 5, "only {tiled} tiled variants");
+}
+
+#[test]
+fn chooser_picks_tiles_for_wgsl_within_the_webgpu_storage_minimum() {
+    // Fermi stages footprints from 5x5 and has 48 KiB per block; WGSL
+    // tiles take half of 16 KiB at most.
+    let t = Target::by_name("fermi").unwrap();
+    let mut tiled = 0;
+    for k in tk::all() {
+        if k.accessors
+            .iter()
+            .any(|a| a.interpolation != Interpolation::None)
+        {
+            continue;
+        }
+        let c = Config::choose(&k, t, Language::Wgsl, None).unwrap();
+        let p = generate(&k, &c, t, Language::Wgsl).unwrap();
+        assert!(p.kernels[0].shared_bytes <= 8 * 1024, "{}", k.name);
+        tiled += usize::from(p.kernels[0].shared_bytes > 0);
+    }
+    assert!(tiled > 0, "no kernel got a tile");
 }
