@@ -215,7 +215,7 @@ fn luminance_chroma_with_other_compressions_is_refused_by_name() {
     }
 }
 
-/// A fixture written by the OpenEXR library (tests/data/make_luma_chroma_piz.py).
+/// A fixture written by the OpenEXR library (tests/data/make_luma_chroma.py).
 fn fixture(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
