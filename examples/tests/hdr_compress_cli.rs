@@ -119,6 +119,19 @@ fn the_input_is_never_overwritten_however_its_path_is_spelled() {
     }
     // Through another spelling of the input, and the default output name.
     refused(&["./c.exr", "--format", "exr"], d, "refusing to overwrite");
+    // Decided before the input is read: a file that is no image at all is
+    // refused as the output, not as an input.
+    std::fs::write(d.join("junk.exr"), b"not an image").expect("write");
+    refused(
+        &["junk.exr", "-o", "./junk.exr"],
+        d,
+        "refusing to overwrite",
+    );
+    refused(
+        &["junk.exr", "--out-dir", ".", "--format", "exr"],
+        d,
+        "refusing to overwrite",
+    );
     // Two outputs that are one file.
     refused(
         &["src.pfm", "-o", "same.png", "--before", "./same.png"],
