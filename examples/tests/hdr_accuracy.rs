@@ -8,10 +8,18 @@
 //! the error large: outputs came out darkened or clipped. Each is compared
 //! with the solve at `--tol 1e-6`, which f32 cycles cannot reach: they run
 //! to the cycle limit, to round-off. The outputs must be at most 0.02 apart
-//! in 8-bit output, as a user would see it.
+//! in 8-bit output, as a user would see it: for a gamma chart, flat
+//! rectangles, a lit object in an empty frame, and a flat-and-steps chart
+//! stored as every kind of OpenEXR file (luminance only, subsampled
+//! luminance/chroma, XYZ chromaticities, denormal values, data windows
+//! larger than, offset from and disjoint with the display window). Scaling
+//! the input by any k from 1e-38 to 1e38 leaves the output as it is.
 
 use hipacc::prelude::*;
-use hipacc_examples::hdr::exr::testdata::{flat_steps_file, WindowCase};
+use hipacc_examples::hdr::exr::header::{Chromaticities, SampleType};
+use hipacc_examples::hdr::exr::testdata::{
+    self, flat_steps, flat_steps_file, Channel, Compression, Spec, WindowCase,
+};
 use hipacc_examples::hdr::fattal::{tone_map, Encoding, Params};
 use hipacc_examples::hdr::input;
 
@@ -130,6 +138,71 @@ fn an_exr_data_window_larger_than_its_display_matches_a_tight_solve() {
     assert!(d <= 0.02, "max difference {d}");
 }
 
+/// The flat-and-steps chart of `w` x `h` (both even, for the subsampled
+/// chroma) as each kind of OpenEXR file a photographer meets (see
+/// `hdr_exr_inputs` for how each loads).
+fn chart_files(w: usize, h: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let chart = flat_steps(w, h);
+    let luma: Vec<f32> = chart
+        .iter()
+        .map(|p| p[0] * 0.2 + p[1] * 0.7 + p[2] * 0.1)
+        .collect();
+    let window = testdata::window(0, 0, w, h);
+    let plain = |channels: Vec<Channel>, compression| Spec {
+        data_window: window,
+        display_window: window,
+        channels,
+        chromaticities: None,
+        compression,
+    };
+    let y_only = plain(
+        vec![Channel {
+            sample_type: SampleType::Half,
+            ..Channel::float("Y", luma)
+        }],
+        Compression::Rle,
+    );
+    let mut subsampled = testdata::luminance_chroma(&chart, w, h, SampleType::Half);
+    subsampled.compression = Compression::B44;
+    let mut xyz = testdata::rgb(window, window, &chart);
+    xyz.chromaticities = Some(Chromaticities {
+        primaries: [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]],
+        white: [1.0 / 3.0, 1.0 / 3.0],
+    });
+    // Every value below f32's smallest normal number (1.2e-38).
+    let denormal: Vec<[f32; 3]> = chart.iter().map(|p| p.map(|v| v * 1e-40)).collect();
+    let mut files = vec![
+        ("Y only", testdata::write(&y_only)),
+        ("Y/RY/BY subsampled, B44", testdata::write(&subsampled)),
+        ("XYZ chromaticities", testdata::write(&xyz)),
+        (
+            "denormal-scaled",
+            testdata::write(&testdata::rgb(window, window, &denormal)),
+        ),
+    ];
+    for (name, case) in [
+        ("data window = display window", WindowCase::Same),
+        ("data window offset", WindowCase::Offset),
+        ("data window disjoint", WindowCase::Disjoint),
+    ] {
+        files.push((name, flat_steps_file(case, w, h)));
+    }
+    files
+}
+
+#[test]
+fn every_class_of_openexr_file_of_flat_areas_matches_a_tight_solve() {
+    // (The data window larger than the display window: the test above.)
+    let exact = tight();
+    for (name, bytes) in chart_files(214, 134) {
+        let image = input::decode(&bytes, None).expect(name).image;
+        let fast = eight_bit(&run(&image, &Params::default()));
+        let reference = eight_bit(&run(&image, &exact));
+        let d = max_difference(&fast, &reference);
+        assert!(d <= 0.02, "{name}: max difference {d}");
+    }
+}
+
 #[test]
 fn the_output_does_not_depend_on_the_input_scale() {
     let input = rectangles(97, 61);
@@ -160,5 +233,26 @@ fn the_output_does_not_depend_on_the_input_scale() {
             // Scaling by a power of two is exact: the same bits.
             assert_eq!(out.to_vec().expect("out"), base, "k = {k:e}");
         }
+    }
+    // Up to 1e38: the same picture with its brightest value at 2, so that
+    // 1e38 times it stays below f32's largest (3.4e38).
+    let dim: Vec<_> = pixels
+        .iter()
+        .map(|p| Rgba::new(p.r * 1e-4, p.g * 1e-4, p.b * 1e-4, 1.0))
+        .collect();
+    let dim_base = eight_bit(&run(
+        &Image::from_vec(97, 61, dim.clone()).expect("image"),
+        &params,
+    ));
+    assert!(max_difference(&dim_base, &base8) <= 1.0 / 255.0);
+    for k in [1e36f32, 1e38, 2f32.powi(126)] {
+        let scaled: Vec<_> = dim
+            .iter()
+            .map(|p| Rgba::new(p.r * k, p.g * k, p.b * k, 1.0))
+            .collect();
+        assert!(scaled.iter().all(|p| p.r.is_finite()), "k = {k:e}");
+        let out = run(&Image::from_vec(97, 61, scaled).expect("image"), &params);
+        let d = max_difference(&eight_bit(&out), &dim_base);
+        assert!(d <= 1.0 / 255.0, "k = {k:e}: max difference {d}");
     }
 }

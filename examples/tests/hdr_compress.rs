@@ -39,16 +39,34 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Fails with one line on stderr, a non-zero exit and no new file.
+/// Every file of `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_in(dir)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            (p, bytes)
+        })
+        .collect()
+}
+
+/// Fails with one line on stderr, a non-zero exit, no new file (no output,
+/// no temporary file) and every file as it was (the input unmodified).
 fn refused(args: &[&str], dir: &Path, expect: &str) {
-    let before = files_in(dir);
+    let before = snapshot(dir);
     let out = run(args, dir);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?} succeeded");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     assert!(err.contains(expect), "{args:?}: `{err}` lacks `{expect}`");
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(files_in(dir), before, "{args:?} left a file");
+    let after = snapshot(dir);
+    assert_eq!(
+        after.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        before.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        "{args:?} left a file"
+    );
+    assert!(after == before, "{args:?} changed a file");
 }
 
 #[test]
@@ -263,4 +281,141 @@ fn opencl_output_matches_the_cpu() {
         })
         .max();
     assert!(worst.expect("pixels") <= 2, "max difference {worst:?}");
+}
+
+/// A multi-part OpenEXR file (two RGB parts), written by the `exr` crate.
+fn multi_part_exr() -> Vec<u8> {
+    use exr::prelude::*;
+    let layer = |name: &str| {
+        Layer::new(
+            (2, 2),
+            LayerAttributes::named(name),
+            Encoding::default(),
+            SpecificChannels::rgb(|_: Vec2<usize>| (0.5f32, 0.25f32, 1.0f32)),
+        )
+    };
+    let image = exr::image::Image::from_layers(
+        ImageAttributes::new(IntegerBounds::from_dimensions((2, 2))),
+        SmallVec::from_vec(vec![layer("left"), layer("right")]),
+    );
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write().to_buffered(&mut bytes).expect("write");
+    bytes.into_inner()
+}
+
+#[test]
+fn bad_openexr_files_are_refused_naming_the_file_and_the_reason() {
+    use hipacc_examples::hdr::exr::header::SampleType;
+    use hipacc_examples::hdr::exr::testdata::{self, Compression, Spec};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let rgb: Vec<[f32; 3]> = (0..16 * 12).map(|i| [1.0 + i as f32, 2.0, 3.0]).collect();
+    let luma_chroma = testdata::luminance_chroma(&rgb, 16, 12, SampleType::Half);
+    let set_compression = |mut bytes: Vec<u8>, code: u8| {
+        let name = b"compression\0compression\0";
+        let at = bytes
+            .windows(name.len())
+            .position(|x| x == name)
+            .expect("attribute");
+        bytes[at + name.len() + 4] = code;
+        bytes
+    };
+    let b44 = testdata::write(&Spec {
+        compression: Compression::B44,
+        ..luma_chroma.clone()
+    });
+    let mut corrupt_b44 = b44.clone();
+    let end = corrupt_b44.len();
+    corrupt_b44[end - 20..].fill(0xff);
+    let raw = testdata::write(&Spec {
+        compression: Compression::None,
+        ..luma_chroma
+    });
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "deep.exr",
+            testdata::deep_header(),
+            "deep data is not supported",
+        ),
+        (
+            "parts.exr",
+            multi_part_exr(),
+            "multi-part files are not supported",
+        ),
+        (
+            "dwaa.exr",
+            set_compression(raw.clone(), 8),
+            "with DWAA are not supported",
+        ),
+        ("short.exr", b44[..b44.len() - 30].to_vec(), "truncated"),
+        ("corrupt.exr", corrupt_b44, "corrupt block"),
+        (
+            "magic.exr",
+            b"v/1\x01\x02\0\0\0".to_vec(),
+            "not a valid OpenEXR file",
+        ),
+    ];
+    for (name, bytes, _) in &cases {
+        std::fs::write(d.join(name), bytes).expect("write");
+    }
+    for (name, _, reason) in &cases {
+        refused(&[name, "-o", "o.png"], d, &format!("{name}: "));
+        refused(&[name, "-o", "o.png"], d, reason);
+    }
+}
+
+#[test]
+fn a_display_window_missing_the_data_window_is_said_and_the_pixels_mapped() {
+    use hipacc_examples::hdr::exr::testdata::{flat_steps_file, WindowCase};
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("away.exr"),
+        flat_steps_file(WindowCase::Disjoint, 24, 16),
+    )
+    .expect("write");
+    let out = run(&["away.exr", "-o", "o.png"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("warning") && err.contains("away.exr") && err.contains("does not overlap"),
+        "{err}"
+    );
+    assert_eq!(png_size(&dir.path().join("o.png")), (24, 16));
+}
+
+#[test]
+fn denormal_input_maps_like_the_same_image_at_normal_scale() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // 2^-136: the scene's values from 0.01 to 5e4 become 1.1e-43 to 5.7e-37;
+    // all below 1000 (most pixels) fall under f32's smallest normal number,
+    // 1.2e-38, and keep 6 to 16 bits.
+    let k = 2f32.powi(-136);
+    write_pfm(&dir.path().join("normal.pfm"), 40, 24, scene);
+    write_pfm(&dir.path().join("tiny.pfm"), 40, 24, |x, y| {
+        scene(x, y).map(|v| v * k)
+    });
+    for name in ["normal", "tiny"] {
+        let out = run(
+            &[&format!("{name}.pfm"), "-o", &format!("{name}.png")],
+            dir.path(),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && err.is_empty(), "{name}: {err}");
+    }
+    let a = image::open(dir.path().join("normal.png"))
+        .expect("normal")
+        .to_rgb8();
+    let b = image::open(dir.path().join("tiny.png"))
+        .expect("tiny")
+        .to_rgb8();
+    let worst = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| x.abs_diff(*y))
+        .max()
+        .expect("pixels");
+    // Their lost bits move an 8-bit value by one level at most.
+    assert!(worst <= 1, "max difference {worst}");
 }

@@ -1,6 +1,7 @@
 //! `hdr-compress`'s command line: the input is never overwritten, batch
-//! mode, standard output, flags with negative values, `--help`, and
-//! signals while writing. Every input is generated here.
+//! mode (with its progress bar on a terminal only), standard output, flags
+//! with negative values, `--help`, and signals while writing. Every input
+//! is generated here.
 
 mod cli_support;
 
@@ -118,6 +119,19 @@ fn the_input_is_never_overwritten_however_its_path_is_spelled() {
     }
     // Through another spelling of the input, and the default output name.
     refused(&["./c.exr", "--format", "exr"], d, "refusing to overwrite");
+    // Decided before the input is read: a file that is no image at all is
+    // refused as the output, not as an input.
+    std::fs::write(d.join("junk.exr"), b"not an image").expect("write");
+    refused(
+        &["junk.exr", "-o", "./junk.exr"],
+        d,
+        "refusing to overwrite",
+    );
+    refused(
+        &["junk.exr", "--out-dir", ".", "--format", "exr"],
+        d,
+        "refusing to overwrite",
+    );
     // Two outputs that are one file.
     refused(
         &["src.pfm", "-o", "same.png", "--before", "./same.png"],
@@ -424,4 +438,47 @@ fn a_signal_while_writing_leaves_no_temporary_file() {
     interrupt_while_writing("-TERM", &["big.pfm", "-o", "out.png", "--bits", "16"]);
     interrupt_while_writing("-INT", &["big.pfm", "-o", "out.exr"]);
     interrupt_while_writing("-TERM", &["big.pfm", "--out-dir", "o"]);
+}
+
+/// Runs `args` in `dir` under `script`, on a pseudo-terminal (stdout and
+/// stderr both); `None` where `script` (util-linux) is missing.
+#[cfg(unix)]
+fn on_a_terminal(args: &[&str], dir: &Path) -> Option<Output> {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_hdr-compress"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect();
+    Command::new("script")
+        .args(["-qefc", &command.join(" "), "/dev/null"])
+        .current_dir(dir)
+        .env("COLUMNS", "120")
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::create_dir(d.join("in")).expect("mkdir");
+    for (i, name) in ["a.pfm", "b.pfm"].iter().enumerate() {
+        write_pfm(&d.join("in").join(name), 24, 16, i);
+    }
+    let Some(out) = on_a_terminal(&["in", "--out-dir", "tty"], d) else {
+        println!("[SKIP] progress bar: `script` (util-linux) is not installed");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("2/2 files"), "no bar on a terminal: {text:?}");
+    assert!(text.contains("2 done, 0 refused"), "{text:?}");
+    // Not a terminal: no bar, the summary alone on stderr.
+    let out = run(&["in", "--out-dir", "piped"], d);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("files,") && !err.contains('\r'), "{err:?}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }

@@ -138,7 +138,7 @@ struct Args {
     cycle: CycleKind,
     /// Largest error of the solved log-luminance the Poisson solve stops at,
     /// estimated from the corrections of its cycles (2e-3 keeps 8-bit output
-    /// within a third of a level of the exact solve).
+    /// within half a level of the exact solve).
     #[arg(long, default_value_t = fattal::DEFAULT_TOL, allow_hyphen_values = true)]
     tol: f64,
     /// cpu, opencl, cuda or auto.

@@ -37,7 +37,7 @@
 
 use super::kernels::*;
 use hipacc::core::ir;
-use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother};
+use hipacc::multigrid::{Bc, CycleKind, CycleOptions, Poisson, Smoother, SolveReport};
 use hipacc::prelude::*;
 use hipacc::reduce;
 use hipacc::{BackendKind, Result};
@@ -93,8 +93,32 @@ impl Default for Params {
 /// The default tolerance of the Poisson solve, in `U`. An error `δ` in `U`
 /// scales a pixel's luminance by `exp(γ δ)`, so a display-encoded value `v`
 /// (1/2.2 power) moves by about `v γ δ / 2.2 ≤ 0.36 δ` with the default
-/// `γ = 0.8`: `2e-3`, with the estimate's stated factor of 1.7, keeps 8-bit
-/// output within a third of a quantisation step of the exact solve.
+/// `γ = 0.8`, except just above the black point, where the normalisation
+/// (`exp(γ U)` less its black-point value) and the display curve's steep
+/// start multiply the change.
+///
+/// Measured on the four photographs of `../shared/hdr` (release build, the
+/// stop against 30 more cycles, i.e. against `--tol 1e-6`):
+///
+/// | image | cycles | estimate | error in `U` | error / estimate | 8-bit output |
+/// |---|---|---|---|---|---|
+/// | CandleGlass.exr | 2 | 1.09e-3 | 1.25e-3 | 1.15 | 0.38 level |
+/// | Desk.exr | 2 | 0.90e-3 | 1.25e-3 | 1.39 | 0.38 level |
+/// | MtTamWest.exr | 2 | 0.97e-3 | 1.38e-3 | 1.42 | 0.43 level |
+/// | memorial.hdr | 2 | 1.01e-3 | 1.39e-3 | 1.37 | 0.12 level |
+///
+/// ```sh
+/// HIPACC_HDR_DIR=../shared/hdr cargo test --release -p hipacc-examples --lib \
+///     stopping_rule -- --nocapture
+/// ```
+///
+/// So `2e-3` keeps the 8-bit output within half a level of the exact solve
+/// before rounding (the largest changes at the darkest pixels: MtTamWest's
+/// 0.43 is at a pixel of 0.3 level; its 99.9th percentile is 0.03 level),
+/// and the error in `U` within the factor of 1.7 over the estimate that
+/// [`hipacc::multigrid::stopping`] states. That test asserts both on every
+/// image it is given (and, without `HIPACC_HDR_DIR`, on flat-and-steps
+/// charts, where the ratio is 1.00 and the output moves by 0.06 level).
 pub const DEFAULT_TOL: f64 = 2e-3;
 
 /// How the output is encoded.
@@ -141,10 +165,15 @@ pub struct Report {
     pub flat: bool,
 }
 
+/// Called once the Poisson solve has stopped, with the solver, the cycle
+/// options and the solve's report (tests measure the error at the stop).
+type AfterSolve<'a> = &'a dyn Fn(&Device, &Poisson<f32>, &CycleOptions, &SolveReport) -> Result<()>;
+
 /// Runs kernels on a device, optionally recording their IR (for `--emit`).
 struct Runner<'a> {
     dev: &'a Device,
     record: Option<RefCell<Vec<ir::Kernel>>>,
+    after_solve: Option<AfterSolve<'a>>,
 }
 
 impl Runner<'_> {
@@ -184,7 +213,11 @@ pub fn tone_map(
     encoding: Encoding,
     progress: &dyn Fn(&str),
 ) -> Result<(Image<Rgba<f32>>, Report)> {
-    let runner = Runner { dev, record: None };
+    let runner = Runner {
+        dev,
+        record: None,
+        after_solve: None,
+    };
     pipeline(&runner, input, params, encoding, progress)
 }
 
@@ -195,6 +228,7 @@ pub fn kernel_irs(input: &Image<Rgba<f32>>, params: &Params) -> Result<Vec<ir::K
     let runner = Runner {
         dev: &dev,
         record: Some(RefCell::new(Vec::new())),
+        after_solve: None,
     };
     pipeline(&runner, input, params, Encoding::Gamma(2.2), &|_| {})?;
     let mut irs = runner.record.map(RefCell::into_inner).unwrap_or_default();
@@ -330,6 +364,9 @@ fn pipeline(
     let opts = CycleOptions::new(params.cycle, Smoother::RedBlack, 2, 1).fused(true);
     poisson.fmg(dev, &opts, 1)?;
     let report = poisson.solve_to_error(dev, &opts, params.tol, params.max_cycles)?;
+    if let Some(after_solve) = r.after_solve {
+        after_solve(dev, &poisson, &opts, &report)?;
+    }
     lap("solve")?;
 
     let u = poisson.solution();

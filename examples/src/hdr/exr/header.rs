@@ -90,6 +90,9 @@ pub struct Channel {
     pub x_sampling: i32,
     /// One sample every `y_sampling` rows.
     pub y_sampling: i32,
+    /// The `pLinear` hint: the values are perceptually linear (B44 stores
+    /// such half channels as `exp(x / 8)`, see [`super::b44`]).
+    pub p_linear: bool,
 }
 
 /// The CIE xy chromaticities of the primaries and the white point.
@@ -106,7 +109,8 @@ pub struct Chromaticities {
 pub struct Header {
     /// The channels, in file order (sorted by name).
     pub channels: Vec<Channel>,
-    /// The compression code (0 none, 1 RLE, 2 ZIPS, 3 ZIP, 4 PIZ, ...).
+    /// The compression code (0 none, 1 RLE, 2 ZIPS, 3 ZIP, 4 PIZ, 5 PXR24,
+    /// 6 B44, 7 B44A, ...).
     pub compression: u8,
     /// The stored pixels.
     pub data_window: Window,
@@ -320,7 +324,7 @@ fn parse_channels(v: &mut Cursor<'_>, max_name: usize) -> Result<Vec<Channel>, S
                 ))
             }
         };
-        v.take(4)?; // pLinear and three reserved bytes
+        let p_linear = v.take(4)?[0] != 0; // pLinear and three reserved bytes
         let (x_sampling, y_sampling) = (v.i32()?, v.i32()?);
         if x_sampling < 1 || y_sampling < 1 {
             return Err(format!(
@@ -332,6 +336,7 @@ fn parse_channels(v: &mut Cursor<'_>, max_name: usize) -> Result<Vec<Channel>, S
             sample_type,
             x_sampling,
             y_sampling,
+            p_linear,
         });
     }
 }

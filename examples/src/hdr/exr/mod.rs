@@ -8,8 +8,8 @@
 //! - [`planes`]: flat files through the `exr` crate (scanline or tiled,
 //!   every compression the crate reads, half/float/uint samples).
 //! - [`subsampled`]: files with subsampled channels (luminance/chroma), read
-//!   by the project: scanline blocks with no compression, RLE, ZIPS, ZIP or
-//!   PIZ ([`piz`]).
+//!   by the project: scanline blocks with no compression, RLE, ZIPS, ZIP,
+//!   PIZ ([`piz`]), PXR24 ([`pxr24`]), B44 or B44A ([`b44`]).
 //! - [`luma_chroma`]: `Y`/`RY`/`BY` back to RGB as OpenEXR's RGBA interface.
 //! - [`colour`]: the `chromaticities` attribute, converted to Rec.709.
 //! - [`testdata`]: writers of small OpenEXR files for tests.
@@ -26,11 +26,13 @@
 //! a viewer; the stored pixels are still what the photographer wants
 //! tone-mapped, so they are loaded and a warning says so.
 
+pub mod b44;
 pub mod colour;
 pub mod header;
 pub mod luma_chroma;
 pub mod piz;
 pub mod planes;
+pub mod pxr24;
 pub mod subsampled;
 pub mod testdata;
 

@@ -4,15 +4,17 @@
 //! ("channel subsampling not supported yet"), yet OpenEXR's RGBA interface
 //! writes luminance/chroma files with `RY` and `BY` sampled every second
 //! column and row. This reader decodes such files when they are stored in
-//! scanline blocks with no compression, RLE, ZIPS, ZIP or [`piz`](super::piz);
-//! other compressions (PXR24, B44, B44A, DWAA, DWAB, HTJ2K) are refused
-//! with a one-line message naming the compression.
+//! scanline blocks with no compression, RLE, ZIPS, ZIP, [`piz`](super::piz),
+//! [`pxr24`](super::pxr24), or [`b44`](super::b44) (B44 and B44A): every
+//! compression OpenEXR offers but the DCT-based DWAA/DWAB and HTJ2K, which
+//! are refused with a one-line message naming the compression.
 //!
 //! A block holds, for each of its rows `y` and each channel in header
 //! order, the channel's samples of that row when `y` is a multiple of the
 //! channel's y sampling, little-endian. RLE and ZIP blocks are byte streams
 //! that were split into even and odd bytes and delta-coded before
 //! compression (OpenEXR's `ImfRle`/`ImfZip`); both steps are undone here.
+//! The other codecs return the block in that layout directly.
 
 use super::header::{compression_name, Header, SampleType};
 use super::planes::Plane;
@@ -23,10 +25,10 @@ pub fn read_subsampled(bytes: &[u8], header: &Header) -> Result<Vec<Plane>, Stri
     if header.tiled {
         return Err("subsampled channels in a tiled file are not supported".into());
     }
-    if header.compression > 4 {
+    if header.compression > 7 {
         return Err(format!(
             "subsampled (luminance/chroma) files with {} are not supported (only no \
-             compression, RLE, ZIPS, ZIP and PIZ)",
+             compression, RLE, ZIPS, ZIP, PIZ, PXR24, B44 and B44A)",
             compression_name(header.compression)
         ));
     }
@@ -117,6 +119,10 @@ fn decompress(
         2 | 3 => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(data, expected)
             .map_err(|_| bad("ZIP data"))?,
         4 => return super::piz::decompress(header, data, y, rows, width, expected).map_err(bad),
+        5 => return super::pxr24::decompress(header, data, y, rows, width, expected).map_err(bad),
+        6 | 7 => {
+            return super::b44::decompress(header, data, y, rows, width, expected).map_err(bad)
+        }
         _ => return Err(bad("wrong size")),
     };
     if bytes.len() != expected {

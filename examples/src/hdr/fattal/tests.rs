@@ -361,3 +361,140 @@ fn pyramid_levels_follow_the_short_side() {
     assert_eq!(pyramid_levels(1, 1), 1);
     assert_eq!(pyramid_levels(16, 16), 2);
 }
+
+/// Where the stopping rule stopped a solve, against the solve cycled on.
+#[derive(Debug)]
+struct Stop {
+    cycles: usize,
+    /// The rule's estimate of the max-norm error in `U` at the stop.
+    estimate: f64,
+    /// The max-norm distance in `U` from the stopped solution to the one
+    /// that 30 more cycles give (f32 round-off: what `--tol 1e-6` gives).
+    error: f64,
+    /// The largest difference of the gamma-encoded output from the one of
+    /// a `--tol 1e-6` run, in 8-bit levels (before rounding).
+    levels: f64,
+}
+
+fn stop_of(dev: &Device, input: &Image<Rgba<f32>>, params: &Params) -> Stop {
+    let measured = std::cell::Cell::new((0, 0.0, 0.0));
+    let after_solve = |dev: &Device, p: &Poisson<f32>, opts: &CycleOptions, r: &SolveReport| {
+        let stopped = p.solution().to_vec()?;
+        p.solve_to_error(dev, opts, 1e-9, 30)?;
+        let error = p
+            .solution()
+            .to_vec()?
+            .iter()
+            .zip(&stopped)
+            .map(|(a, b)| f64::from((a - b).abs()))
+            .fold(0.0, f64::max);
+        // The rest of the run goes on from where the rule stopped.
+        let u = p.solution();
+        let mut u = u.write()?;
+        u.iter_mut().zip(&stopped).for_each(|(v, s)| *v = *s);
+        let estimate = r.error_estimate.unwrap_or(f64::INFINITY);
+        measured.set((r.cycles, estimate, error));
+        Ok(())
+    };
+    let runner = Runner {
+        dev,
+        record: None,
+        after_solve: Some(&after_solve),
+    };
+    let encoding = Encoding::Gamma(2.2);
+    let (out, _) = pipeline(&runner, input, params, encoding, &|_| {}).expect("tone map");
+    let tight = Params {
+        tol: 1e-6,
+        ..params.clone()
+    };
+    let (exact, _) = tone_map(dev, input, &tight, encoding, &|_| {}).expect("tone map");
+    let levels = out
+        .to_vec()
+        .expect("out")
+        .iter()
+        .zip(exact.to_vec().expect("exact"))
+        .flat_map(|(a, b)| [a.r - b.r, a.g - b.g, a.b - b.b])
+        .map(|d| f64::from(d.abs()) * 255.0)
+        .fold(0.0, f64::max);
+    let (cycles, estimate, error) = measured.get();
+    Stop {
+        cycles,
+        estimate,
+        error,
+        levels,
+    }
+}
+
+/// The factor by which the true error at the stop may exceed the estimate
+/// (see `hipacc::multigrid::stopping` and [`DEFAULT_TOL`]), plus the f32
+/// round-off floor of `U` on these grids, below which the comparison says
+/// nothing.
+const ESTIMATE_FACTOR: f64 = 1.7;
+const ROUND_OFF: f64 = 1e-4;
+/// The largest change of the 8-bit output the stop may make, in levels.
+const MAX_LEVELS: f64 = 0.5;
+
+/// Whether `stop` keeps what the docs of [`DEFAULT_TOL`] claim.
+fn stop_as_documented(stop: &Stop, params: &Params) -> bool {
+    stop.estimate <= params.tol
+        && stop.error <= ESTIMATE_FACTOR * stop.estimate + ROUND_OFF
+        && stop.levels <= MAX_LEVELS
+}
+
+/// The stopping rule on flat areas with sharp steps (the charts of
+/// `exr::testdata`, odd and even sizes) and, where `HIPACC_HDR_DIR` names a
+/// folder, on every image in it, printing a table:
+///
+/// ```sh
+/// HIPACC_HDR_DIR=../shared/hdr cargo test --release -p hipacc-examples --lib \
+///     stopping_rule -- --nocapture
+/// ```
+#[test]
+fn the_stopping_rule_estimate_bounds_the_error_at_the_stop() {
+    use crate::hdr::exr::testdata::flat_steps;
+    let dev = Device::cpu();
+    let params = Params::default();
+    let mut inputs: Vec<(String, Image<Rgba<f32>>)> = [(301, 155), (256, 128)]
+        .iter()
+        .map(|&(w, h)| {
+            let pixels = flat_steps(w, h)
+                .into_iter()
+                .map(|[r, g, b]| Rgba::new(r, g, b, 1.0))
+                .collect();
+            let image = Image::from_vec(w, h, pixels).expect("chart");
+            (format!("flat-steps {w}x{h}"), image)
+        })
+        .collect();
+    if let Some(dir) = std::env::var_os("HIPACC_HDR_DIR") {
+        let sources = crate::hdr::batch::expand_inputs(&[dir.into()]).expect("HIPACC_HDR_DIR");
+        for source in sources {
+            let crate::hdr::guard::Source::Path(path) = source else {
+                continue;
+            };
+            let image = crate::hdr::input::load_hdr(&path).expect("image");
+            crate::hdr::repair::repair(&image).expect("repair");
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            inputs.push((name.into_owned(), image));
+        }
+    }
+    let mut failed = Vec::new();
+    println!("| image | size | cycles | estimate | error at the stop | error / estimate | 8-bit levels |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, image) in &inputs {
+        let stop = stop_of(&dev, image, &params);
+        println!(
+            "| {name} | {}x{} | {} | {:.2e} | {:.2e} | {:.2} | {:.3} |",
+            image.width(),
+            image.height(),
+            stop.cycles,
+            stop.estimate,
+            stop.error,
+            stop.error / stop.estimate,
+            stop.levels
+        );
+        if !stop_as_documented(&stop, &params) {
+            failed.push(format!("{name}: {stop:?}"));
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

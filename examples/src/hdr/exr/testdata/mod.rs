@@ -1,12 +1,16 @@
 //! Writers of small OpenEXR files for tests: any channels (subsampled ones
 //! included, which the `exr` crate cannot write), any data and display
-//! windows, optional chromaticities, no compression, RLE or ZIP; and the
-//! headers of deep and multi-part files, which only need to be refused.
+//! windows, optional chromaticities, no compression, RLE, ZIP, [`pxr24`] or
+//! [`b44`] (B44 and B44A); and the headers of deep and multi-part files,
+//! which only need to be refused.
 //!
 //! The flat-and-steps chart ([`flat_steps`], [`flat_steps_file`]) is the
 //! hard case for a Poisson solver: large constant areas whose gradients are
 //! zero, separated by sharp luminance steps, optionally stored in a data
 //! window larger than, offset from or disjoint with the display window.
+
+pub mod b44;
+pub mod pxr24;
 
 use super::header::{Chromaticities, SampleType, Window};
 
@@ -19,6 +23,35 @@ pub enum Compression {
     Rle,
     /// zlib, 16 rows per block.
     Zip,
+    /// PXR24, 16 rows per block (lossy for float samples).
+    Pxr24,
+    /// B44, 32 rows per block (lossy for half samples).
+    B44,
+    /// B44A: B44 with flat 4x4 blocks in 3 bytes.
+    B44a,
+}
+
+impl Compression {
+    /// The code the header stores.
+    pub fn code(self) -> u8 {
+        match self {
+            Compression::None => 0,
+            Compression::Rle => 1,
+            Compression::Zip => 3,
+            Compression::Pxr24 => 5,
+            Compression::B44 => 6,
+            Compression::B44a => 7,
+        }
+    }
+
+    /// Rows per scanline block.
+    pub fn rows_per_block(self) -> usize {
+        match self {
+            Compression::None | Compression::Rle => 1,
+            Compression::Zip | Compression::Pxr24 => 16,
+            Compression::B44 | Compression::B44a => 32,
+        }
+    }
 }
 
 /// One channel to write: its samples at its own resolution (the data
@@ -33,6 +66,8 @@ pub struct Channel {
     pub sampling: (i32, i32),
     /// The samples.
     pub samples: Vec<f32>,
+    /// The `pLinear` hint (B44 stores such half channels as `exp(h / 8)`).
+    pub p_linear: bool,
 }
 
 impl Channel {
@@ -43,6 +78,7 @@ impl Channel {
             sample_type: SampleType::Float,
             sampling: (1, 1),
             samples,
+            p_linear: false,
         }
     }
 }
@@ -86,6 +122,52 @@ pub fn rgb(data: Window, display: Window, pixels: &[[f32; 3]]) -> Spec {
         ],
         chromaticities: None,
         compression: Compression::Zip,
+    }
+}
+
+/// Writes `rgb` as OpenEXR's RGBA interface does with `WRITE_YC`: `Y` at
+/// every pixel, `RY`/`BY` at even columns and rows. (OpenEXR low-pass
+/// filters the chroma before dropping samples; for this smooth image the
+/// filter changes the chroma little; `hdr_exr_inputs` bounds it.) A
+/// ZIP-compressed file of `w` x `h` (both even) at the origin.
+pub fn luminance_chroma(rgb: &[[f32; 3]], w: usize, h: usize, sample_type: SampleType) -> Spec {
+    // Rec.709's luminance weights (0.2126, 0.7152, 0.0722), as the reader
+    // derives them from the primaries (their last digits differ).
+    let yw = super::colour::luminance_weights(&super::colour::REC709)
+        .unwrap()
+        .map(|v| v as f32);
+    let luma: Vec<f32> = rgb
+        .iter()
+        .map(|p| p[0] * yw[0] + p[1] * yw[1] + p[2] * yw[2])
+        .collect();
+    let chroma = |c: usize| {
+        let mut out = Vec::new();
+        for y in (0..h).step_by(2) {
+            for x in (0..w).step_by(2) {
+                let i = y * w + x;
+                out.push((rgb[i][c] - luma[i]) / luma[i]);
+            }
+        }
+        out
+    };
+    let channel = |name: &str, samples, sampling| Channel {
+        name: name.into(),
+        sample_type,
+        sampling,
+        samples,
+        p_linear: false,
+    };
+    let window = window(0, 0, w, h);
+    Spec {
+        data_window: window,
+        display_window: window,
+        chromaticities: None,
+        compression: Compression::Zip,
+        channels: vec![
+            channel("Y", luma.clone(), (1, 1)),
+            channel("RY", chroma(0), (2, 2)),
+            channel("BY", chroma(2), (2, 2)),
+        ],
     }
 }
 
@@ -169,17 +251,13 @@ pub fn write(spec: &Spec) -> Vec<u8> {
         );
     }
     let mut out = header_bytes(spec, &channels, 0);
-    let rows = if spec.compression == Compression::Zip {
-        16
-    } else {
-        1
-    };
+    let rows = spec.compression.rows_per_block();
     let blocks: Vec<Vec<u8>> = (0..h)
         .step_by(rows)
         .map(|first| {
             let y = spec.data_window.y_min + first as i32;
             let raw = raw_block(spec, &channels, first, rows.min(h - first));
-            let data = compress(spec.compression, &raw);
+            let data = compress(spec, &channels, &raw, y, rows.min(h - first));
             let mut block = y.to_le_bytes().to_vec();
             block.extend_from_slice(&(data.len() as i32).to_le_bytes());
             block.extend_from_slice(&data);
@@ -229,7 +307,7 @@ fn header_bytes(spec: &Spec, channels: &[Channel], flags: u32) -> Vec<u8> {
         };
         list.push(0);
         list.extend_from_slice(&kind.to_le_bytes());
-        list.extend_from_slice(&[0; 4]);
+        list.extend_from_slice(&[u8::from(c.p_linear), 0, 0, 0]);
         list.extend_from_slice(&c.sampling.0.to_le_bytes());
         list.extend_from_slice(&c.sampling.1.to_le_bytes());
     }
@@ -240,11 +318,7 @@ fn header_bytes(spec: &Spec, channels: &[Channel], flags: u32) -> Vec<u8> {
             .flat_map(|v| v.to_le_bytes())
             .collect::<Vec<_>>()
     };
-    let code = match spec.compression {
-        Compression::None => 0u8,
-        Compression::Rle => 1,
-        Compression::Zip => 3,
-    };
+    let code = spec.compression.code();
     push_attribute(&mut out, "channels", "chlist", &list);
     push_attribute(&mut out, "compression", "compression", &[code]);
     push_attribute(&mut out, "dataWindow", "box2i", &window(&spec.data_window));
@@ -296,10 +370,25 @@ fn raw_block(spec: &Spec, channels: &[Channel], first: usize, rows: usize) -> Ve
     raw
 }
 
-fn compress(compression: Compression, raw: &[u8]) -> Vec<u8> {
-    if compression == Compression::None {
-        return raw.to_vec();
+/// Compresses the uncompressed block `raw` of rows `y..y + rows`.
+fn compress(spec: &Spec, channels: &[Channel], raw: &[u8], y: i32, rows: usize) -> Vec<u8> {
+    let width = spec.data_window.width() as usize;
+    let packed = match spec.compression {
+        Compression::None => return raw.to_vec(),
+        Compression::Rle | Compression::Zip => zip_or_rle(spec.compression, raw),
+        Compression::Pxr24 => pxr24::compress(channels, raw, y, rows, width),
+        Compression::B44 => b44::compress(channels, raw, y, rows, width, false),
+        Compression::B44a => b44::compress(channels, raw, y, rows, width, true),
+    };
+    // A block that does not shrink is stored raw, as OpenEXR does.
+    if packed.len() < raw.len() {
+        packed
+    } else {
+        raw.to_vec()
     }
+}
+
+fn zip_or_rle(compression: Compression, raw: &[u8]) -> Vec<u8> {
     // Split even and odd bytes, then delta-code (the inverse of the reader).
     let mut split: Vec<u8> = raw
         .iter()
@@ -310,15 +399,9 @@ fn compress(compression: Compression, raw: &[u8]) -> Vec<u8> {
     for i in (1..split.len()).rev() {
         split[i] = split[i].wrapping_sub(split[i - 1]).wrapping_add(128);
     }
-    let packed = match compression {
+    match compression {
         Compression::Zip => miniz_oxide::deflate::compress_to_vec_zlib(&split, 6),
         _ => rle(&split),
-    };
-    // A block that does not shrink is stored raw, as OpenEXR does.
-    if packed.len() < raw.len() {
-        packed
-    } else {
-        raw.to_vec()
     }
 }
 
