@@ -45,7 +45,8 @@ impl Bilateral {
     }
 }
 
-/// Sums of squares and of products over a domain, combined after.
+/// An alternating sum of squares and a sum of products over a domain,
+/// combined after: the variables on either side of their updates.
 #[derive(Kernel)]
 #[kernel(output = f32)]
 struct Moments {
@@ -61,8 +62,8 @@ impl Moments {
         let mut sab = self.b();
         iterate(&self.window, |dx, dy| {
             let a = self.a.at(dx, dy);
-            saa += a * a;
-            sab = sab + a * self.b.at(dx, dy);
+            saa = a * a - saa;
+            sab += a * self.b.at(dx, dy);
         });
         sab / saa
     }

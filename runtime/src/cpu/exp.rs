@@ -44,7 +44,7 @@ fn exp_lane(x: f32) -> f32 {
     let p = p.mul_add(r, 8.333_452e-3);
     let p = p.mul_add(r, 4.166_579_6e-2);
     let p = p.mul_add(r, 1.666_666_5e-1);
-    let p = p.mul_add(r, 5.000_000_1e-1);
+    let p = p.mul_add(r, 0.5);
     let e = (p * r).mul_add(r, r) + 1.0;
     // 2^n as two factors, each a normal power of two for n in -150..=128
     // (wrapping: a NaN lane computes garbage here, replaced below).

@@ -169,6 +169,24 @@ struct Walk {
     window: Window,
     body: Tape,
     carried: Vec<(usize, usize)>,
+    /// Assignments `v = v op x` (or `x op v`) applied in place to `v`'s
+    /// row after each tap, instead of computed and copied back.
+    updates: Vec<Update>,
+    /// Per body step: not computed by `eval`: a constant, parameter or
+    /// coefficient that only binary steps use, which take it as a scalar
+    /// (see [`splat_only`]), or the step of an [`Update`].
+    skip: Vec<bool>,
+}
+
+/// An assignment of an `iterate` body applied in place: the row of the
+/// tape around it at `home` becomes `home op x` (`side` left) or
+/// `x op home`, `x` being a computed step of the body.
+#[derive(Clone, Debug, PartialEq)]
+struct Update {
+    home: usize,
+    op: Bin,
+    x: usize,
+    side: Side,
 }
 
 impl Walk {
@@ -261,6 +279,73 @@ fn assigned_in_walks(stmts: &[ir::Stmt]) -> Vec<ir::VarId> {
         .collect()
 }
 
+/// Per step of `tape`: whether it is a scalar (constant, parameter or
+/// coefficient) that only binary steps use, so that its row need not be
+/// filled. The last step and the steps `carried` copies out are rows.
+fn splat_only(tape: &Tape, carried: &[(usize, usize)]) -> Vec<bool> {
+    let mut splat: Vec<bool> = tape.ops.iter().map(scalar_op).collect();
+    if let Some(last) = splat.last_mut() {
+        *last = false;
+    }
+    for &(_, step) in carried {
+        splat[step] = false;
+    }
+    for op in tape.ops.iter().filter(|op| !matches!(op, Op::Bin(..))) {
+        for j in operands(op) {
+            splat[j] = false;
+        }
+    }
+    splat
+}
+
+/// The steps `op` reads.
+fn operands(op: &Op) -> Vec<usize> {
+    match *op {
+        Op::Neg(a) | Op::Abs(a) | Op::Sqrt(a) | Op::Exp(a) | Op::Copy(a) => vec![a],
+        Op::Bin(_, a, b) => vec![a, b],
+        Op::MulAdd(a, b, c) => vec![a, b, c],
+        _ => Vec::new(),
+    }
+}
+
+/// `step`, which a body assigns to the variable at `home`, as an
+/// [`Update`] in place: a binary step of the variable's value before the
+/// tap and a step computed in the body, whose value no other step reads.
+/// Applied after the tap, as the copy it replaces, so every step of the
+/// tap still reads the value from before it.
+fn in_place(tape: &Tape, skip: &[bool], home: usize, step: usize) -> Option<Update> {
+    let Op::Bin(op, a, b) = tape.ops[step] else {
+        return None;
+    };
+    let is_home = |j: usize| tape.ops[j] == Op::Outer(home);
+    let computed = |j: usize| {
+        !skip[j]
+            && !matches!(
+                tape.ops[j],
+                Op::Read(_) | Op::Sum(_) | Op::Outer(_) | Op::Walk(_)
+            )
+            && !scalar_op(&tape.ops[j])
+    };
+    let (x, side) = if is_home(a) && computed(b) {
+        (b, Side::Left)
+    } else if is_home(b) && computed(a) {
+        (a, Side::Right)
+    } else {
+        return None;
+    };
+    let read = tape
+        .ops
+        .iter()
+        .enumerate()
+        .any(|(i, op)| i != step && operands(op).contains(&step));
+    (!read).then_some(Update { home, op, x, side })
+}
+
+/// Whether `op` is the same value in every lane.
+fn scalar_op(op: &Op) -> bool {
+    matches!(op, Op::Const(_) | Op::Param(_) | Op::Coef)
+}
+
 struct Compiler<'k> {
     k: &'k ir::Kernel,
     /// `let` variables around the sums, by register.
@@ -308,11 +393,25 @@ impl Compiler<'_> {
         let carried = carried
             .iter()
             .map(|v| Some((*self.vars.get(v)?, *locals.get(v)?)))
-            .collect::<Option<_>>()?;
+            .collect::<Option<Vec<_>>>()?;
+        let mut skip = splat_only(&tape, &carried);
+        let mut updates = Vec::new();
+        let mut copied = Vec::new();
+        for (home, step) in carried {
+            match in_place(&tape, &skip, home, step) {
+                Some(u) => {
+                    skip[step] = true;
+                    updates.push(u);
+                }
+                None => copied.push((home, step)),
+            }
+        }
         Some(Walk {
             window,
             body: tape,
-            carried,
+            carried: copied,
+            updates,
+            skip,
         })
     }
 
@@ -780,6 +879,7 @@ impl<'a> Strip<'a> {
                 outer: &[],
                 outer_at: 0,
                 coef: 0.0,
+                skip: &[],
             };
             let last = eval(outer, w, &env, &mut self.regs, &mut walk);
             let x0 = self.space.x;
@@ -841,6 +941,7 @@ impl<'a> Strip<'a> {
                     outer: &[],
                     outer_at: 0,
                     coef: 0.0,
+                    skip: &[],
                 },
                 &mut self.regs,
                 &mut no_walks,
@@ -882,6 +983,7 @@ impl<'a> Strip<'a> {
                     outer: &[],
                     outer_at: 0,
                     coef: 0.0,
+                    skip: &[],
                 },
                 &mut self.regs,
                 &mut no_walks,
@@ -950,10 +1052,15 @@ impl Walker<'_> {
                         outer: &*outer,
                         outer_at: c0,
                         coef,
+                        skip: &walk.skip,
                     };
                     eval(&walk.body, lanes, &env, self.regs, &mut no_walks);
                     for &(home, step) in &walk.carried {
                         outer[home][c0..c0 + lanes].copy_from_slice(&self.regs[step][..lanes]);
+                    }
+                    for u in &walk.updates {
+                        let row = &mut outer[u.home][c0..c0 + lanes];
+                        update(row, &self.regs[u.x][..lanes], u.op, u.side);
                     }
                 }
             }
@@ -974,6 +1081,8 @@ struct Env<'e> {
     outer_at: usize,
     /// The tap's mask coefficient (for an `iterate` body).
     coef: f32,
+    /// Steps not computed ([`Walk::skip`]); empty for other tapes.
+    skip: &'e [bool],
 }
 
 impl Env<'_> {
@@ -1005,7 +1114,15 @@ fn eval(
         // Operands that are reads, sums or outer rows are taken from their
         // rows, not copied into registers first.
         let r = |j: usize| env.row(tape, j, before, n);
+        // A scalar operand of a binary step is broadcast, not read.
+        let scalar = |j: usize| match tape.ops[j] {
+            Op::Const(c) => Some(c),
+            Op::Param(p) => Some(env.params[p]),
+            Op::Coef => Some(env.coef),
+            _ => None,
+        };
         match *op {
+            _ if env.skip.get(i) == Some(&true) => {}
             Op::Const(c) => out.fill(c),
             Op::Param(p) => out.fill(env.params[p]),
             Op::Coef => out.fill(env.coef),
@@ -1019,7 +1136,11 @@ fn eval(
             Op::Abs(a) => unary(r(a), out, Un::Abs),
             Op::Sqrt(a) => unary(r(a), out, Un::Sqrt),
             Op::Exp(a) => exp_row(r(a), out),
-            Op::Bin(op, a, b) => binary(r(a), r(b), out, op),
+            Op::Bin(op, a, b) => match (scalar(a), scalar(b)) {
+                (Some(a), _) => binary_splat(a, r(b), out, op, Side::Left),
+                (None, Some(b)) => binary_splat(b, r(a), out, op, Side::Right),
+                (None, None) => binary(r(a), r(b), out, op),
+            },
             Op::MulAdd(a, b, c) => mul_add(r(a), r(b), r(c), out),
         }
     }
@@ -1060,6 +1181,58 @@ dispatch! {
             Bin::Div => it.for_each(|(o, (&a, &b))| *o = a / b),
             Bin::Min => it.for_each(|(o, (&a, &b))| *o = a.min(b)),
             Bin::Max => it.for_each(|(o, (&a, &b))| *o = a.max(b)),
+        }
+    }
+}
+
+/// Which operand of a binary step a scalar (or, in an [`Update`], the
+/// variable) is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Side {
+    Left,
+    Right,
+}
+
+dispatch! {
+    /// `out = s op b` (`side` left) or `out = b op s` (right), compiled for
+    /// AVX2 where the CPU has it: the same values as [`binary`] with `s`
+    /// in every lane.
+    fn binary_splat<>(s: f32, b: &[f32], out: &mut [f32], op: Bin, side: Side) {
+        let it = out.iter_mut().zip(b);
+        match (op, side) {
+            (Bin::Add, Side::Left) => it.for_each(|(o, &b)| *o = s + b),
+            (Bin::Add, Side::Right) => it.for_each(|(o, &b)| *o = b + s),
+            (Bin::Sub, Side::Left) => it.for_each(|(o, &b)| *o = s - b),
+            (Bin::Sub, Side::Right) => it.for_each(|(o, &b)| *o = b - s),
+            (Bin::Mul, Side::Left) => it.for_each(|(o, &b)| *o = s * b),
+            (Bin::Mul, Side::Right) => it.for_each(|(o, &b)| *o = b * s),
+            (Bin::Div, Side::Left) => it.for_each(|(o, &b)| *o = s / b),
+            (Bin::Div, Side::Right) => it.for_each(|(o, &b)| *o = b / s),
+            (Bin::Min, Side::Left) => it.for_each(|(o, &b)| *o = s.min(b)),
+            (Bin::Min, Side::Right) => it.for_each(|(o, &b)| *o = b.min(s)),
+            (Bin::Max, Side::Left) => it.for_each(|(o, &b)| *o = s.max(b)),
+            (Bin::Max, Side::Right) => it.for_each(|(o, &b)| *o = b.max(s)),
+        }
+    }
+}
+
+dispatch! {
+    /// `v = v op x` (`side` left) or `v = x op v`, compiled for AVX2 where
+    /// the CPU has it: the same values as [`binary`] (sums and products
+    /// commute exactly).
+    fn update<>(v: &mut [f32], x: &[f32], op: Bin, side: Side) {
+        let it = v.iter_mut().zip(x);
+        match (op, side) {
+            (Bin::Add, _) => it.for_each(|(v, &x)| *v += x),
+            (Bin::Sub, Side::Left) => it.for_each(|(v, &x)| *v -= x),
+            (Bin::Sub, Side::Right) => it.for_each(|(v, &x)| *v = x - *v),
+            (Bin::Mul, _) => it.for_each(|(v, &x)| *v *= x),
+            (Bin::Div, Side::Left) => it.for_each(|(v, &x)| *v /= x),
+            (Bin::Div, Side::Right) => it.for_each(|(v, &x)| *v = x / *v),
+            (Bin::Min, Side::Left) => it.for_each(|(v, &x)| *v = v.min(x)),
+            (Bin::Min, Side::Right) => it.for_each(|(v, &x)| *v = x.min(*v)),
+            (Bin::Max, Side::Left) => it.for_each(|(v, &x)| *v = v.max(x)),
+            (Bin::Max, Side::Right) => it.for_each(|(v, &x)| *v = x.max(*v)),
         }
     }
 }
