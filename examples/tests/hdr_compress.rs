@@ -343,9 +343,9 @@ fn bad_openexr_files_are_refused_naming_the_file_and_the_reason() {
             "multi-part files are not supported",
         ),
         (
-            "dwaa.exr",
-            set_compression(raw.clone(), 8),
-            "with DWAA are not supported",
+            "htj2k.exr",
+            set_compression(raw.clone(), 10),
+            "with HTJ2K256 are not supported",
         ),
         ("short.exr", b44[..b44.len() - 30].to_vec(), "truncated"),
         ("corrupt.exr", corrupt_b44, "corrupt block"),

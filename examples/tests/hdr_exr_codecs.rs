@@ -1,6 +1,7 @@
-//! PXR24, B44 and B44A in luminance/chroma (subsampled) OpenEXR files, read
-//! by the project's own decoders (`hdr::exr::{pxr24, b44}`), checked three
-//! independent ways:
+//! PXR24, B44, B44A, DWAA and DWAB in luminance/chroma (subsampled) OpenEXR
+//! files, read by the project's own decoders (`hdr::exr::{pxr24, b44}`) and
+//! the `exr` crate's DWA codec (`hdr::exr::dwa`), checked three independent
+//! ways (DWA the first only):
 //! - against files written by the OpenEXR library (tests/data, from
 //!   `make_luma_chroma.py`), each with a ZIP twin holding the samples that
 //!   OpenEXR itself decodes from it;
@@ -73,7 +74,7 @@ fn assert_same_planes(a: &[Plane], b: &[Plane], what: &str) {
 }
 
 #[test]
-fn openexr_written_pxr24_and_b44_files_match_what_openexr_decodes() {
+fn openexr_written_lossy_files_match_what_openexr_decodes() {
     let cases = [
         ("half_pxr24", 5),
         ("float_pxr24", 5),
@@ -82,6 +83,10 @@ fn openexr_written_pxr24_and_b44_files_match_what_openexr_decodes() {
         ("half_b44a", 7),
         ("float_b44a", 7),
         ("half_b44_plinear", 6),
+        ("half_dwaa", 8),
+        ("float_dwaa", 8),
+        ("half_dwab", 9),
+        ("float_dwab", 9),
     ];
     for (name, code) in cases {
         let file = fixture(&format!("luma_chroma_{name}.exr"));

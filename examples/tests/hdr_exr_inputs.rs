@@ -205,7 +205,7 @@ fn luminance_chroma_with_other_compressions_is_refused_by_name() {
     });
     let name = b"compression\0compression\0";
     let at = bytes.windows(name.len()).position(|x| x == name).unwrap() + name.len() + 4;
-    for (code, name) in [(8, "DWAA"), (9, "DWAB"), (10, "HTJ2K256")] {
+    for (code, name) in [(10, "HTJ2K256"), (11, "HTJ2K32")] {
         bytes[at] = code;
         let err = load_error(&bytes);
         assert!(

@@ -7,11 +7,11 @@ interface writes them.
 - luma_chroma_{half,float}_{piz,zip}.exr (40x70): each image twice, PIZ- and
   ZIP-compressed, so a test can require that both decode to the same pixels
   (both compressions are lossless).
-- luma_chroma_{half,float}_{pxr24,b44,b44a}.exr (42x70, so that the chroma
+- luma_chroma_{half,float}_{pxr24,b44,b44a,dwaa,dwab}.exr (42x70, so that the chroma
   planes, 21 samples wide and 35 high, end in partial B44 blocks; with flat
   areas, which B44A stores in 3-byte blocks), and luma_chroma_half_b44_plinear.exr
-  (B44 with the pLinear hint on every channel). PXR24 (for float samples)
-  and B44 (for half samples) are lossy, so each file has a twin named
+  (B44 with the pLinear hint on every channel). PXR24 (for float samples),
+  B44 and DWA (for half samples) are lossy, so each file has a twin named
   `..._decoded_zip.exr`: the samples OpenEXR decodes from it, written
   ZIP-compressed. A test can require that both decode to the same pixels.
 
@@ -99,6 +99,8 @@ def main(out):
         ("b44", OpenEXR.B44_COMPRESSION, False),
         ("b44a", OpenEXR.B44A_COMPRESSION, False),
         ("b44_plinear", OpenEXR.B44_COMPRESSION, True),
+        ("dwaa", OpenEXR.DWAA_COMPRESSION, False),
+        ("dwab", OpenEXR.DWAB_COMPRESSION, False),
     ]
     for suffix, luminance_type in [("half", np.float16), ("float", np.float32)]:
         for name, compression, p_linear in lossy:

@@ -28,6 +28,7 @@
 
 pub mod b44;
 pub mod colour;
+pub mod dwa;
 pub mod header;
 pub mod luma_chroma;
 pub mod piz;

@@ -5,9 +5,9 @@
 //! writes luminance/chroma files with `RY` and `BY` sampled every second
 //! column and row. This reader decodes such files when they are stored in
 //! scanline blocks with no compression, RLE, ZIPS, ZIP, [`piz`](super::piz),
-//! [`pxr24`](super::pxr24), or [`b44`](super::b44) (B44 and B44A): every
-//! compression OpenEXR offers but the DCT-based DWAA/DWAB and HTJ2K, which
-//! are refused with a one-line message naming the compression.
+//! [`pxr24`](super::pxr24), [`b44`](super::b44) (B44 and B44A) or
+//! [`dwa`](super::dwa) (DWAA and DWAB): every compression OpenEXR offers
+//! but HTJ2K, which is refused with a one-line message naming it.
 //!
 //! A block holds, for each of its rows `y` and each channel in header
 //! order, the channel's samples of that row when `y` is a multiple of the
@@ -25,10 +25,10 @@ pub fn read_subsampled(bytes: &[u8], header: &Header) -> Result<Vec<Plane>, Stri
     if header.tiled {
         return Err("subsampled channels in a tiled file are not supported".into());
     }
-    if header.compression > 7 {
+    if header.compression > 9 {
         return Err(format!(
             "subsampled (luminance/chroma) files with {} are not supported (only no \
-             compression, RLE, ZIPS, ZIP, PIZ, PXR24, B44 and B44A)",
+             compression, RLE, ZIPS, ZIP, PIZ, PXR24, B44, B44A, DWAA and DWAB)",
             compression_name(header.compression)
         ));
     }
@@ -122,6 +122,10 @@ fn decompress(
         5 => return super::pxr24::decompress(header, data, y, rows, width, expected).map_err(bad),
         6 | 7 => {
             return super::b44::decompress(header, data, y, rows, width, expected).map_err(bad)
+        }
+        8 | 9 => {
+            return super::dwa::decompress(header, data, y, rows, width, expected)
+                .map_err(|e| bad(&e))
         }
         _ => return Err(bad("wrong size")),
     };
