@@ -104,7 +104,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; els
 
 # The JSON field ms.tonemap of hdr-compress's output.
 tonemap_ms() {
-    "$VENV/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["ms"]["tonemap"])' <"$1" ||
+    "$VENV/bin/python" -c 'import json, sys; print(round(json.load(sys.stdin)["ms"]["tonemap"]))' <"$1" ||
         die "no ms.tonemap in $1"
 }
 
