@@ -4,23 +4,12 @@
 
 #![cfg(feature = "wgpu")]
 
+mod gpu_support;
+
 use hipacc::multigrid::{
     convergence_factor, manufactured, Bc, CycleKind, CycleOptions, Poisson, Smoother,
 };
 use hipacc::Device;
-
-fn device() -> Option<Device> {
-    match Device::wgpu() {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("HIPACC_REQUIRE_WGPU").is_some() => {
-            panic!("HIPACC_REQUIRE_WGPU is set and the wgpu backend is unavailable: {e}")
-        }
-        Err(e) => {
-            println!("[SKIP] wgpu: {e}");
-            None
-        }
-    }
-}
 
 /// Cycles from the same random guess; returns the residual history and
 /// the solution.
@@ -36,7 +25,9 @@ fn solve(dev: &Device, bc: Bc, opts: &CycleOptions) -> (Vec<f64>, Vec<f32>) {
 
 #[test]
 fn cycles_converge_as_on_the_cpu() {
-    let Some(gpu) = device() else { return };
+    let Some(gpu) = gpu_support::wgpu() else {
+        return;
+    };
     let cpu = Device::cpu();
     let cases = [
         CycleOptions::new(CycleKind::V, Smoother::Jacobi { omega: 0.8 }, 2, 2),

@@ -17,19 +17,6 @@ use hipacc::Device;
 use hipacc_codegen::{Config, ConfigOverride, MemoryKind};
 use hipacc_core::ir::eval::evaluate_kernel;
 
-fn device() -> Option<Device> {
-    match Device::wgpu() {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("HIPACC_REQUIRE_WGPU").is_some() => {
-            panic!("HIPACC_REQUIRE_WGPU is set and the wgpu backend is unavailable: {e}")
-        }
-        Err(e) => {
-            println!("[SKIP] wgpu: {e}");
-            None
-        }
-    }
-}
-
 /// The families the WGSL printer covers: accessors in global memory.
 fn printed(c: &Config) -> bool {
     c.memory
@@ -55,7 +42,7 @@ fn both<K: Kernel>(
 
 #[test]
 fn the_device_reports_its_backend_and_limits() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu_support::wgpu() else { return };
     assert_eq!(d.kind(), hipacc::BackendKind::Wgpu);
     assert!(d.name().starts_with("wgpu "), "{}", d.name());
     assert!(d.target().is_some());
@@ -64,14 +51,14 @@ fn the_device_reports_its_backend_and_limits() {
 
 #[test]
 fn variant_families_match_the_evaluator() {
-    if let Some(d) = device() {
+    if let Some(d) = gpu_support::wgpu() {
         gpu_support::check_all(&d, false, printed);
     }
 }
 
 #[test]
 fn constant_memory_masks_match_the_evaluator() {
-    if let Some(d) = device() {
+    if let Some(d) = gpu_support::wgpu() {
         gpu_support::check_all(&d, true, printed);
     }
 }
@@ -95,7 +82,7 @@ impl Invert {
 /// other bytes of the edge words) must stay.
 #[test]
 fn u8_outputs_packed_in_words_keep_their_neighbours() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu_support::wgpu() else { return };
     for (w, h) in [(1, 1), (3, 2), (127, 33)] {
         let input = gpu_support::u8_image(w, h, 7);
         let k = Invert {
@@ -126,7 +113,7 @@ impl Blend {
 /// sum that loses its low part in `f32` comes back exact.
 #[test]
 fn f64_runs_in_double_precision() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu_support::wgpu() else { return };
     let (w, h) = (37, 11);
     let a = Image::from_fn(w, h, |x, y| 1.0e9 + (x * 3 + y) as f64 * 1.0e-3).unwrap();
     let b = Image::from_fn(w, h, |x, y| (x + y * 7) as f64 * 0.125 + 1.0e-7).unwrap();
@@ -167,7 +154,7 @@ impl Box5 {
 /// else.
 #[test]
 fn textures_are_refused_by_name() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu_support::wgpu() else { return };
     let input = gpu_support::f32_image(20, 9, 5);
     let k = Box5 {
         input: Accessor::new(&input).with_boundary(Boundary::Clamp),

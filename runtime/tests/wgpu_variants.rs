@@ -13,21 +13,7 @@ mod gpu_support;
 
 use gpu_support::{Gauss, Report};
 use hipacc::prelude::*;
-use hipacc::Device;
 use hipacc_codegen::{Config, ConfigOverride, Language, MemoryKind};
-
-fn device() -> Option<Device> {
-    match Device::wgpu() {
-        Ok(d) => Some(d),
-        Err(e) if std::env::var_os("HIPACC_REQUIRE_WGPU").is_some() => {
-            panic!("HIPACC_REQUIRE_WGPU is set and the wgpu backend is unavailable: {e}")
-        }
-        Err(e) => {
-            println!("[SKIP] wgpu: {e}");
-            None
-        }
-    }
-}
 
 /// Plain, regions, tiles, regions and tiles, and rows per thread with and
 /// without tiles.
@@ -69,7 +55,7 @@ fn mask(n: usize) -> Mask<f32> {
 
 #[test]
 fn windows_match_the_evaluator_in_every_variant() {
-    let Some(d) = device() else { return };
+    let Some(d) = gpu_support::wgpu() else { return };
     let target = d.target().expect("a GPU device has a target");
     let mut report = Report::default();
     for (w, h) in SIZES {
@@ -100,14 +86,14 @@ fn printable(c: &Config) -> bool {
 
 #[test]
 fn variant_families_match_the_evaluator() {
-    if let Some(d) = device() {
+    if let Some(d) = gpu_support::wgpu() {
         gpu_support::check_all(&d, false, printable);
     }
 }
 
 #[test]
 fn constant_memory_masks_match_the_evaluator() {
-    if let Some(d) = device() {
+    if let Some(d) = gpu_support::wgpu() {
         gpu_support::check_all(&d, true, printable);
     }
 }

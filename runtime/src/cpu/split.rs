@@ -933,16 +933,7 @@ impl<'a> Strip<'a> {
             let e = eval(
                 &sum.summand,
                 n,
-                &Env {
-                    params: &self.setup.params,
-                    reads: &self.reads,
-                    shift: 0,
-                    sums: &[],
-                    outer: &[],
-                    outer_at: 0,
-                    coef: 0.0,
-                    skip: &[],
-                },
+                &Env::summand(&self.setup.params, &self.reads),
                 &mut self.regs,
                 &mut no_walks,
             );
@@ -975,16 +966,7 @@ impl<'a> Strip<'a> {
             let e = eval(
                 summand,
                 n,
-                &Env {
-                    params: &self.setup.params,
-                    reads: &self.reads,
-                    shift: 0,
-                    sums: &[],
-                    outer: &[],
-                    outer_at: 0,
-                    coef: 0.0,
-                    skip: &[],
-                },
+                &Env::summand(&self.setup.params, &self.reads),
                 &mut self.regs,
                 &mut no_walks,
             );
@@ -1085,7 +1067,22 @@ struct Env<'e> {
     skip: &'e [bool],
 }
 
-impl Env<'_> {
+impl<'e> Env<'e> {
+    /// The environment of a window sum's summand: parameters and the
+    /// gathered accessor rows, read from column 0.
+    fn summand(params: &'e [f32], reads: &'e [Vec<f32>]) -> Env<'e> {
+        Env {
+            params,
+            reads,
+            shift: 0,
+            sums: &[],
+            outer: &[],
+            outer_at: 0,
+            coef: 0.0,
+            skip: &[],
+        }
+    }
+
     /// The `n` lanes of step `j` of `tape`: its own row, or the row it
     /// names without copying.
     fn row<'r>(&'r self, tape: &Tape, j: usize, regs: &'r [Vec<f32>], n: usize) -> &'r [f32] {

@@ -25,6 +25,23 @@ pub(crate) fn opencl() -> Option<Device> {
     }
 }
 
+/// The wgpu device, or `None` after printing `[SKIP] wgpu: <reason>`; with
+/// `HIPACC_REQUIRE_WGPU` set (as in CI) a missing adapter is a failure, so
+/// it cannot pass as a skip.
+#[cfg(feature = "wgpu")]
+pub(crate) fn wgpu() -> Option<Device> {
+    match Device::wgpu() {
+        Ok(d) => Some(d),
+        Err(e) if std::env::var_os("HIPACC_REQUIRE_WGPU").is_some() => {
+            panic!("HIPACC_REQUIRE_WGPU is set and the wgpu backend is unavailable: {e}")
+        }
+        Err(e) => {
+            println!("[SKIP] wgpu: {e}");
+            None
+        }
+    }
+}
+
 /// The CUDA device, or `None` after printing `[SKIP] cuda: <reason>`.
 pub(crate) fn cuda() -> Option<Device> {
     match Device::cuda() {
