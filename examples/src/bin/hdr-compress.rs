@@ -7,7 +7,7 @@
 //!              [--alpha A] [--beta B] [--saturation S] [--noise N]
 //!              [--detail-level D] [--black-point P] [--white-point P]
 //!              [--gamma G] [--cycle v|w|f] [--tol T] [--backend B]
-//!              [--timings] [--emit DIR] [--before FILE] [--json]
+//!              [--replay] [--timings] [--emit DIR] [--before FILE] [--json]
 //! hdr-compress IN... --out-dir DIR [--format png|jpg|exr] [--jobs N] [...]
 //! ```
 //!
@@ -144,6 +144,11 @@ struct Args {
     /// cpu, opencl, cuda or auto.
     #[arg(long, default_value = "cpu", value_name = "B")]
     backend: String,
+    /// Record the Poisson solver's first cycle and replay later ones: the
+    /// same output, less host work per cycle (it pays with many cycles:
+    /// W-cycles, a small --tol).
+    #[arg(long)]
+    replay: bool,
     /// Print the time of each stage.
     #[arg(long)]
     timings: bool,
@@ -272,6 +277,7 @@ fn params(args: &Args) -> Result<Params> {
         gamma: args.gamma,
         cycle: args.cycle,
         tol: args.tol,
+        replay: args.replay,
         ..Params::default()
     })
 }

@@ -70,6 +70,10 @@ pub struct Params {
     pub tol: f64,
     /// Most cycles after full multigrid.
     pub max_cycles: usize,
+    /// Record the solver's first cycle from each state and replay later
+    /// ones ([`CycleOptions::graph`]): the same result, less host work per
+    /// cycle.
+    pub replay: bool,
 }
 
 impl Default for Params {
@@ -86,6 +90,7 @@ impl Default for Params {
             cycle: CycleKind::V,
             tol: DEFAULT_TOL,
             max_cycles: 30,
+            replay: false,
         }
     }
 }
@@ -361,7 +366,9 @@ fn pipeline(
     // needs leave an error estimate of about 1e-3, half the default
     // tolerance (V(2,2): about 4e-4), for three quarters of the smoothing;
     // a larger estimate would cost more cycles, never a wrong stop.
-    let opts = CycleOptions::new(params.cycle, Smoother::RedBlack, 2, 1).fused(true);
+    let opts = CycleOptions::new(params.cycle, Smoother::RedBlack, 2, 1)
+        .fused(true)
+        .graph(params.replay);
     poisson.fmg(dev, &opts, 1)?;
     let report = poisson.solve_to_error(dev, &opts, params.tol, params.max_cycles)?;
     if let Some(after_solve) = r.after_solve {

@@ -498,3 +498,54 @@ fn the_stopping_rule_estimate_bounds_the_error_at_the_stop() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// Replayed solver cycles give the output of plain ones bit for bit, with
+/// the same cycle count: W-cycles to a tolerance f32 cannot reach, so the
+/// solve runs to the cycle limit. After the solve both runs take one more
+/// cycle, which must be a replay (every launch of its trace replayed) with
+/// replay on and plain launches without.
+#[test]
+fn replayed_cycles_give_the_output_of_plain_ones() {
+    let mut devices = vec![Device::cpu()];
+    match Device::opencl() {
+        Ok(d) => devices.push(d),
+        Err(e) => println!("[SKIP] opencl: {e}"),
+    }
+    let input = hdr_image(67, 45);
+    for dev in &devices {
+        let run = |replay: bool| {
+            let params = Params {
+                cycle: CycleKind::W,
+                tol: 1e-9,
+                max_cycles: 6,
+                replay,
+                ..Params::default()
+            };
+            let replayed = std::cell::Cell::new(None);
+            let one_more =
+                |dev: &Device, p: &Poisson<f32>, opts: &CycleOptions, _: &SolveReport| {
+                    let trace = p.cycle(dev, opts)?;
+                    let mut launches = trace.launches().peekable();
+                    assert!(launches.peek().is_some(), "a cycle launches kernels");
+                    replayed.set(Some(launches.all(|l| l.variant.ends_with("graph replay"))));
+                    Ok(())
+                };
+            let runner = Runner {
+                dev,
+                record: None,
+                after_solve: Some(&one_more),
+            };
+            let (out, report) = pipeline(&runner, &input, &params, Encoding::Gamma(2.2), &|_| {})
+                .expect("tone map");
+            (out.to_vec().expect("pixels"), report.cycles, replayed.get())
+        };
+        let (plain, plain_cycles, plain_replayed) = run(false);
+        let (replayed, replayed_cycles, replay_replayed) = run(true);
+        let name = dev.name();
+        assert_eq!(plain_cycles, 6, "{name}");
+        assert_eq!(replayed_cycles, plain_cycles, "{name}");
+        assert_eq!(plain_replayed, Some(false), "{name}");
+        assert_eq!(replay_replayed, Some(true), "{name}");
+        assert!(plain == replayed, "{name}: replay changed the output");
+    }
+}
