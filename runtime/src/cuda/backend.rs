@@ -8,7 +8,7 @@ use super::buffer::{bind, CuMem};
 use super::device::CudaDevice;
 use super::nvrtc::compile_program;
 use crate::gpu::args::Packed;
-use crate::gpu::backend::{Arg, Backend, Enqueue, Facts};
+use crate::gpu::backend::{Arg, Backend, Enqueue, Facts, Graph};
 use crate::gpu::errors::{check_copy, launch, transfer};
 use crate::{BackendKind, Result};
 use cudarc::driver::{result, sys, CudaFunction, CudaModule};
@@ -103,6 +103,7 @@ impl Backend for CudaDevice {
             _ => unreachable!("bug: CUDA masks are constant symbols, not arguments"),
         })?;
         let name = &l.info.entry;
+        let stream = self.launch_stream();
         let mut pointers: Vec<*mut c_void> = params.iter_mut().map(Packed::ptr).collect();
         for (i, sym) in l.info.constant_symbols.iter().enumerate() {
             let bytes = l.mask(sym.mask)?;
@@ -110,19 +111,19 @@ impl Backend for CudaDevice {
                 let mut view = l
                     .entry
                     .module
-                    .get_global(&sym.name, &self.stream)
+                    .get_global(&sym.name, &stream)
                     .map_err(|e| launch::<Self>(name, &format!("symbol `{}`", sym.name), e))?;
                 if view.len() < bytes.len() {
                     return Err(launch::<Self>(name, "constant symbol too small", sym.bytes));
                 }
-                self.stream
+                stream
                     .memcpy_htod(bytes, &mut view)
                     .map_err(|e| launch::<Self>(name, "filling constant memory", e))
             })?;
         }
         let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
         let event = || {
-            self.stream
+            stream
                 .record_event(timing)
                 .map_err(|e| launch::<Self>(name, "event", e))
         };
@@ -140,7 +141,7 @@ impl Backend for CudaDevice {
                 (grid[0], grid[1], 1),
                 (block[0], block[1], 1),
                 0,
-                self.stream.cu_stream(),
+                stream.cu_stream(),
                 &mut pointers,
             )
         }
@@ -155,6 +156,10 @@ impl Backend for CudaDevice {
         self.stream
             .synchronize()
             .map_err(|e| launch::<Self>("", "synchronize", e))
+    }
+
+    fn capture(&self, enqueue_all: &mut dyn FnMut() -> Result<()>) -> Option<Box<dyn Graph>> {
+        super::graph::capture(self, enqueue_all)
     }
 
     fn last_launch_time(&self) -> Option<Duration> {

@@ -2,6 +2,7 @@
 //! synchronous copies order with launches), limits and the target of the
 //! architecture model.
 
+use super::nvrtc;
 use super::probe::{self, unavailable};
 use crate::gpu::backend::Facts;
 use crate::gpu::device::{self, Shared};
@@ -12,7 +13,7 @@ use crate::Result;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 use hipacc_codegen::DeviceDescription;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A CUDA device ready for launches. One per process (see [`shared`]).
 pub(crate) struct CudaDevice {
@@ -23,12 +24,14 @@ pub(crate) struct CudaDevice {
     pub(crate) arch: String,
     /// Events around the last launch, for its duration.
     pub(crate) last_launch: LastLaunch<(CudaEvent, CudaEvent)>,
+    /// The stream of a graph capture in progress ([`super::graph`]).
+    pub(crate) capturing: Mutex<Option<Arc<CudaStream>>>,
 }
 
 /// The process-wide CUDA device (ordinal 0), opened once.
 pub(crate) fn shared() -> Result<Arc<GpuDevice<CudaDevice>>> {
     probe::driver()?;
-    probe::nvrtc()?;
+    nvrtc::nvrtc()?;
     static DEVICE: Shared<CudaDevice> = Shared::new();
     device::shared(&DEVICE, CudaDevice::open)
 }
@@ -69,13 +72,14 @@ impl CudaDevice {
             images: true,
             fp64: true,
         };
-        let driver = format!("driver {version}, NVRTC {}", probe::nvrtc_version()?);
+        let driver = format!("driver {version}, NVRTC {}", nvrtc::nvrtc_version()?);
         Ok(CudaDevice {
             facts: Facts::new(&description, driver, limits),
             stream: ctx.default_stream(),
             arch: format!("compute_{major}{minor}"),
             ctx,
             last_launch: LastLaunch::default(),
+            capturing: Mutex::new(None),
         })
     }
 }

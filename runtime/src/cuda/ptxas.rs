@@ -5,7 +5,7 @@
 //! `nvidia-cuda-nvcc-cu12` wheel), `/opt/nvcuda/nvidia/cuda_nvcc/bin`, then
 //! on `PATH`. Keep it at the same major version as NVRTC.
 
-use super::probe::nvcuda_dirs;
+use super::nvrtc::nvcuda_dirs;
 use crate::{BackendKind, Error, Result};
 use hipacc_codegen::Program;
 use std::path::{Path, PathBuf};
@@ -88,6 +88,19 @@ pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<KernelResources>> {
 /// Compiles `program` with NVRTC for `compute_{sm}` and assembles it with
 /// ptxas for `sm_{sm}`: the resources of each of its kernels, in the
 /// program's order. Needs no GPU.
+///
+/// ```no_run
+/// use hipacc::cuda::assemble_program;
+/// use hipacc_codegen::{generate, Config, Language, Target};
+/// # fn check(kernel: &hipacc::core::ir::Kernel) -> Result<(), Box<dyn std::error::Error>> {
+/// let target = Target::lookup("h200")?;
+/// let config = Config::choose(kernel, target, Language::Cuda, None)?;
+/// let program = generate(kernel, &config, target, Language::Cuda)?;
+/// for k in assemble_program(&program, 90)? {
+///     println!("{}: {} registers, {} bytes smem", k.entry, k.registers, k.shared_bytes);
+/// }
+/// # Ok(()) }
+/// ```
 pub fn assemble_program(program: &Program, sm: u32) -> Result<Vec<KernelResources>> {
     let ptx = super::compile_program(program, &format!("compute_{sm}"))?;
     let report = assemble(&ptx, &format!("sm_{sm}"))?;

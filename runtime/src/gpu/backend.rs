@@ -212,6 +212,21 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     fn synchronize(&self) -> Result<()>;
     /// The device time of the last launch (waits for it).
     fn last_launch_time(&self) -> Option<Duration>;
+
+    /// Captures the launches `enqueue_all` queues into one graph the
+    /// driver launches again as a unit (CUDA graphs), without running them.
+    /// `None`, the default, where the driver has no graphs or the capture
+    /// failed: nothing ran, and the caller enqueues the launches itself.
+    fn capture(&self, _enqueue_all: &mut dyn FnMut() -> Result<()>) -> Option<Box<dyn Graph>> {
+        None
+    }
+}
+
+/// A captured launch sequence ([`Backend::capture`]).
+pub(crate) trait Graph: Send {
+    /// Queues the whole sequence, ordered after earlier work and before
+    /// later work like the launches it holds.
+    fn launch(&self) -> Result<()>;
 }
 
 #[cfg(test)]

@@ -14,10 +14,15 @@
 //! would name stale buffers and the replay is refused (`Ok(false)`,
 //! nothing launched); after each launch, what it wrote is marked written.
 //!
+//! A backend with launch graphs (CUDA) captures the prepared launches into
+//! one at the first replay and launches the graph from then on, a single
+//! driver call per sequence; where the capture fails the launches are
+//! enqueued one by one as on every other backend.
+//!
 //! A recording belongs to the thread that began it: launches other threads
 //! make meanwhile are not part of it, and each thread may record its own.
 
-use super::backend::Backend;
+use super::backend::{Backend, Graph};
 use super::launch::{written, Bound, Prepared};
 use super::residency::make_resident;
 use crate::{Error, Result};
@@ -117,6 +122,8 @@ impl<B: Backend> Recordings<B> {
             backend: Arc::clone(backend),
             launches,
             first,
+            graph: None,
+            captured: false,
         })))
     }
 }
@@ -127,6 +134,10 @@ struct Sequence<B: Backend> {
     launches: Vec<Prepared<B>>,
     /// Each image at its first use in the sequence.
     first: Vec<Bound<B>>,
+    /// The launches captured by the backend, if it can.
+    graph: Option<Box<dyn Graph>>,
+    /// Whether a capture was tried (once).
+    captured: bool,
 }
 
 impl<B: Backend> Replay for Sequence<B> {
@@ -137,9 +148,18 @@ impl<B: Backend> Replay for Sequence<B> {
                 return Ok(false);
             }
         }
-        for p in &self.launches {
-            p.enqueue(&self.backend)?;
-            written(&*self.backend, p)?;
+        let (backend, launches) = (&self.backend, &self.launches);
+        if !self.captured {
+            self.captured = true;
+            self.graph =
+                backend.capture(&mut || launches.iter().try_for_each(|p| p.enqueue(backend)));
+        }
+        match &self.graph {
+            Some(graph) => graph.launch()?,
+            None => launches.iter().try_for_each(|p| p.enqueue(backend))?,
+        }
+        for p in launches {
+            written(&**backend, p)?;
         }
         Ok(true)
     }
