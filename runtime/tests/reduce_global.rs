@@ -127,6 +127,66 @@ fn histogram_matches_host_binning() {
     assert!(h.iter().all(|&c| c == 3));
 }
 
+/// `floor((v - lo) / (hi - lo) * bins)` for `v` in `[lo, hi)`, per pixel.
+fn direct_histogram(values: &[f64], bins: usize, lo: f64, hi: f64) -> Vec<u64> {
+    let mut want = vec![0u64; bins];
+    let scale = bins as f64 / (hi - lo);
+    for &v in values.iter().filter(|&&v| v >= lo && v < hi) {
+        want[(((v - lo) * scale) as usize).min(bins - 1)] += 1;
+    }
+    want
+}
+
+/// 8- and 16-bit pixels are counted by value and then binned: the counts
+/// of binning each pixel, for ranges cutting values, bins not dividing the
+/// range, values outside it, regions and windows, on every size (sizes not
+/// a multiple of the four interleaved tables included).
+#[test]
+fn narrow_integer_histograms_match_binning_each_pixel() {
+    let mut rng = Rng(11);
+    let ranges = [
+        (256, 0.0, 256.0),
+        (7, 0.0, 256.0),
+        (10, 13.5, 200.25),
+        (3, -50.0, 40.0),
+    ];
+    for dev in devices() {
+        for (w, h) in SIZES {
+            let bytes: Vec<u8> = (0..w * h).map(|_| rng.next() as u8).collect();
+            let words: Vec<u16> = (0..w * h).map(|_| (rng.next() % 70_000) as u16).collect();
+            let u8_img = Image::from_vec(w, h, bytes.clone()).unwrap();
+            let u16_img = Image::from_vec(w, h, words.clone()).unwrap();
+            let b: Vec<f64> = bytes.iter().map(|&v| f64::from(v)).collect();
+            let s: Vec<f64> = words.iter().map(|&v| f64::from(v)).collect();
+            for (bins, lo, hi) in ranges {
+                let got = reduce::histogram(&dev, &u8_img, None, bins, lo, hi).unwrap();
+                assert_eq!(
+                    got,
+                    direct_histogram(&b, bins, lo, hi),
+                    "u8 {w}x{h} {bins} [{lo}, {hi})"
+                );
+            }
+            for (bins, lo, hi) in [(1000, 0.0, 65536.0), (9, 100.5, 60000.0)] {
+                let got = reduce::histogram(&dev, &u16_img, None, bins, lo, hi).unwrap();
+                assert_eq!(
+                    got,
+                    direct_histogram(&s, bins, lo, hi),
+                    "u16 {w}x{h} {bins}"
+                );
+            }
+            let r = Rect::new(w / 3, h / 2, w - w / 3, h - h / 2);
+            let inside: Vec<f64> = (r.y..r.y + r.height)
+                .flat_map(|y| (r.x..r.x + r.width).map(move |x| y * w + x))
+                .map(|i| b[i])
+                .collect();
+            let full = direct_histogram(&inside, 16, 0.0, 256.0);
+            let got =
+                reduce::histogram_window(&dev, &u8_img, Some(r), 16, 0.0, 256.0, 3..11).unwrap();
+            assert_eq!(got, full[3..11], "u8 {w}x{h} region and window");
+        }
+    }
+}
+
 #[test]
 fn bad_histograms_are_errors() {
     let img = Image::<f32>::new(4, 4).unwrap();

@@ -85,6 +85,11 @@ pub fn histogram_window<T: Pixel + Into<f64>>(
             .map(|b| u64::from(u32::from_ne_bytes(b.try_into().unwrap_or_default())))
             .collect());
     }
+    // `v < hi` can still round up to `bins` for the last bin.
+    let bin_of = |v: f64| (v >= lo && v < hi).then(|| (((v - lo) * scale) as usize).min(bins - 1));
+    if let Some(counts) = super::by_value::histogram(image, region, bin_of, &window)? {
+        return Ok(counts);
+    }
     // Counts are integers: any grouping gives the same histogram.
     with_rows(
         image,
@@ -93,13 +98,8 @@ pub fn histogram_window<T: Pixel + Into<f64>>(
         || vec![0u64; window.len()],
         |mut counts, row| {
             for &p in row {
-                let v: f64 = p.into();
-                if v >= lo && v < hi {
-                    // `v < hi` can still round up to `bins` for the last bin.
-                    let b = (((v - lo) * scale) as usize).min(bins - 1);
-                    if window.contains(&b) {
-                        counts[b - window.start] += 1;
-                    }
+                if let Some(b) = bin_of(p.into()).filter(|b| window.contains(b)) {
+                    counts[b - window.start] += 1;
                 }
             }
             counts

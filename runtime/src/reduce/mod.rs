@@ -33,6 +33,7 @@
 //! [`Image`] does).
 
 mod arg;
+mod by_value;
 mod histogram;
 
 pub use arg::{argmax, argmin};
