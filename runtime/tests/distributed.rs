@@ -10,7 +10,8 @@
 //! all ranks with a nonzero status. Stencils (a 5x5 mask, an asymmetric
 //! reach of 3, two inputs with different boundaries, a chain) run on every
 //! boundary mode and odd sizes, including blocks narrower than the halo.
-//! The misuse runs check that ranks disagreeing on the size and a grid too
+//! Histograms and argmin/argmax equal the single-process ones exactly on
+//! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
 //! small to split are refused with one clear message.
 
 use hipacc::distributed::mpi::traits::*;
@@ -124,6 +125,19 @@ impl Checker<'_> {
                 );
                 self.world.abort(1);
             }
+        }
+        self.checks += 1;
+    }
+
+    /// Every rank checks its own copy of an all-reduced result.
+    fn equal(&mut self, what: &str, expected: &[u64], got: &[u64]) {
+        if expected != got {
+            eprintln!(
+                "MISMATCH {what} with {} ranks on rank {}: expected {expected:?}, got {got:?}",
+                self.world.size(),
+                self.world.rank()
+            );
+            self.world.abort(1);
         }
         self.checks += 1;
     }
@@ -244,6 +258,41 @@ fn check_size(
         distributed::sum(&dev, &out).expect("sum"),
         1e-13,
     );
+
+    // Histograms: the ranks' counts summed exactly, windows included.
+    let e_hist = hipacc::reduce::histogram(&dev, &expected, None, 17, -20.0, 40.0).expect("hist");
+    c.equal(
+        "histogram",
+        &e_hist,
+        &distributed::histogram(&dev, &out, 17, -20.0, 40.0).expect("histogram"),
+    );
+    let e_window = hipacc::reduce::histogram_window(&dev, &expected, None, 17, -20.0, 40.0, 3..11)
+        .expect("window");
+    c.equal(
+        "histogram window",
+        &e_window,
+        &distributed::histogram_window(&dev, &out, 17, -20.0, 40.0, 3..11).expect("window"),
+    );
+    // Argmin/argmax: the pattern repeats values, so ties go to the lowest
+    // global index across blocks.
+    for (name, e, got) in [
+        (
+            "argmin",
+            hipacc::reduce::argmin(&dev, &expected, None).expect("argmin"),
+            distributed::argmin(&dev, &out).expect("argmin"),
+        ),
+        (
+            "argmax",
+            hipacc::reduce::argmax(&dev, &expected, None).expect("argmax"),
+            distributed::argmax(&dev, &out).expect("argmax"),
+        ),
+    ] {
+        c.equal(
+            name,
+            &[e.0.to_bits() as u64, e.1 as u64],
+            &[got.0.to_bits() as u64, got.1 as u64],
+        );
+    }
 }
 
 fn rank_main(mode: &str) {

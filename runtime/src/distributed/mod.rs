@@ -9,7 +9,9 @@
 //! kernel's boundary condition is applied at the global edges only, all six
 //! modes (Repeat and Mirror take their pixels from the far rank). The
 //! results are bit-identical to the single-process run for any rank count.
-//! [`sum`], [`min`] and [`max`] reduce over all ranks.
+//! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
+//! (and [`histogram_window`]) sums the ranks' counts exactly, and
+//! [`argmin`]/[`argmax`] give the global index of the first occurrence.
 //!
 //! ```no_run
 //! use hipacc::distributed::{self, DistImage, Grid};
@@ -40,14 +42,18 @@
 //! # Ok::<(), distributed::DistError>(())
 //! ```
 
+mod arg;
 mod execute;
 mod grid;
 mod halo;
+mod histogram;
 mod image;
 
+pub use arg::{argmax, argmin};
 pub use execute::{execute, LaunchStats, Reads};
 pub use grid::{process_grid, Block, Grid};
 pub use halo::ExchangeStats;
+pub use histogram::{histogram, histogram_window};
 pub use image::DistImage;
 pub use mpi;
 

@@ -35,6 +35,8 @@
 mod arg;
 mod histogram;
 
+#[cfg(feature = "distributed")]
+pub(crate) use arg::best;
 pub use arg::{argmax, argmin};
 pub use histogram::{histogram, histogram_window, MAX_BINS};
 
