@@ -10,6 +10,9 @@
 //! all ranks with a nonzero status. Stencils (a 5x5 mask, an asymmetric
 //! reach of 3, two inputs with different boundaries, a chain) run on every
 //! boundary mode and odd sizes, including blocks narrower than the halo.
+//! Restriction and prolongation between nested grids (`Grid::coarser`)
+//! run on every level of the same sizes down to where a block would be
+//! empty (which must be refused).
 //! Histograms and argmin/argmax equal the single-process ones exactly on
 //! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
 //! small to split are refused with one clear message.
@@ -77,6 +80,73 @@ struct Scale {
 impl Scale {
     fn kernel(&self) -> f32 {
         self.input.at(0, 0) * 2.0 + 1.0
+    }
+}
+
+/// The multigrid restriction: a quarter of the 2x2 fine cells under the
+/// coarse cell (the fine image one level finer than the output).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Restrict {
+    fine: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Restrict {
+    fn kernel(&self) -> f32 {
+        let s = self.fine.at(x(), y())
+            + self.fine.at(x() + 1, y())
+            + self.fine.at(x(), y() + 1)
+            + self.fine.at(x() + 1, y() + 1);
+        0.25 * s
+    }
+}
+
+/// A wider restriction: 4x4 fine cells around the coarse cell, weighted
+/// 1, 3, 3, 1 per axis (reaches a fine pixel past either side).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Restrict4 {
+    fine: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Restrict4 {
+    fn kernel(&self) -> f32 {
+        let mut s: f32 = 0.0;
+        for j in 0..4 {
+            for i in 0..4 {
+                let wx: f32 = if i == 0 || i == 3 { 1.0 } else { 3.0 };
+                let wy: f32 = if j == 0 || j == 3 { 1.0 } else { 3.0 };
+                s += wx * wy * self.fine.at(x() + i - 1, y() + j - 1);
+            }
+        }
+        s / 64.0
+    }
+}
+
+/// The multigrid prolongation (bilinear between cell centres, weights 9,
+/// 3, 3, 1 over 16) added to `u`, the coarse ghost cells given by the
+/// coarse image's boundary mode.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Prolong {
+    u: Accessor<f32>,
+    e: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Prolong {
+    fn kernel(&self) -> f32 {
+        let cx = x() / 2;
+        let cy = y() / 2;
+        let nx = 2 * x() - 3 * cx - 1;
+        let ny = 2 * y() - 3 * cy - 1;
+        let c = self.e.at(cx - x(), cy - y());
+        let a = self.e.at(nx - x(), cy - y());
+        let b = self.e.at(cx - x(), ny - y());
+        let g = self.e.at(nx - x(), ny - y());
+        self.u() + 0.0625 * (9.0 * c + 3.0 * a + 3.0 * b + g)
     }
 }
 
@@ -173,6 +243,13 @@ fn check_size(
     let src2 = Image::from_fn(w, h, pattern(2)).expect("image");
     let din = DistImage::from_fn(&grid, pattern(1)).expect("dist");
     let din2 = DistImage::scatter(&grid, 0, (grid.rank() == 0).then_some(&src2)).expect("scatter");
+    let levels = DistImage::from_fn(&grid, pattern(3)).expect("dist");
+    check_levels(
+        c,
+        &grid,
+        Image::from_fn(w, h, pattern(3)).expect("image"),
+        levels,
+    );
 
     for b in boundaries() {
         let what = format!("5x5 mask {w}x{h} {b:?}");
@@ -292,6 +369,83 @@ fn check_size(
             &[e.0.to_bits() as u64, e.1 as u64],
             &[got.0.to_bits() as u64, got.1 as u64],
         );
+    }
+}
+
+/// Restriction and prolongation between `fine` and the next coarser grid,
+/// then one level further down while the grid splits; the restriction of
+/// `fine` becomes the next level's image.
+fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: DistImage<f32>) {
+    let dev = Device::cpu();
+    let (w, h) = (fine_grid.width(), fine_grid.height());
+    let coarse_grid = match fine_grid.coarser() {
+        Ok(g) => Rc::new(g),
+        Err(DistError::TooSmall { .. }) => {
+            // Refused only where halving leaves a block empty.
+            let empty = (0..fine_grid.ranks()).map(|r| fine_grid.block(r)).any(|b| {
+                b.x.div_ceil(2) == (b.x + b.width).div_ceil(2)
+                    || b.y.div_ceil(2) == (b.y + b.height).div_ceil(2)
+            });
+            if !empty {
+                eprintln!("MISMATCH {w}x{h}: coarser grid refused without an empty block");
+                c.world.abort(1);
+            }
+            return;
+        }
+        Err(e) => panic!("coarser grid: {e}"),
+    };
+    let (cw, ch) = (coarse_grid.width(), coarse_grid.height());
+    assert_eq!((cw, ch), (w.div_ceil(2), h.div_ceil(2)));
+    let zero = Boundary::Constant(0.0);
+
+    // The multigrid's restriction.
+    let what = format!("restriction {w}x{h} -> {cw}x{ch}");
+    let coarse = single(cw, ch, || Restrict {
+        fine: Accessor::new(&src).with_boundary(zero),
+    });
+    let dcoarse = DistImage::new(&coarse_grid).expect("dist");
+    let halo = din.halo();
+    distributed::execute(&dev, &dcoarse, |r| Restrict {
+        fine: r.accessor(&din, zero),
+    })
+    .expect(&what);
+    c.same(&what, &coarse, &dcoarse);
+    // Nested blocks: a 2x2 restriction needs a halo of one fine pixel.
+    if din.halo() > halo.max(1) {
+        eprintln!(
+            "MISMATCH {what}: a halo of {} for a 2x2 restriction",
+            din.halo()
+        );
+        c.world.abort(1);
+    }
+
+    for b in boundaries() {
+        let what = format!("4x4 restriction {w}x{h} {b:?}");
+        let expected = single(cw, ch, || Restrict4 {
+            fine: Accessor::new(&src).with_boundary(b),
+        });
+        let out = DistImage::new(&coarse_grid).expect("dist");
+        distributed::execute(&dev, &out, |r| Restrict4 {
+            fine: r.accessor(&din, b),
+        })
+        .expect(&what);
+        c.same(&what, &expected, &out);
+
+        let what = format!("prolongation {cw}x{ch} -> {w}x{h} {b:?}");
+        let expected = single(w, h, || Prolong {
+            u: Accessor::new(&src),
+            e: Accessor::new(&coarse).with_boundary(b),
+        });
+        let out = DistImage::new(fine_grid).expect("dist");
+        distributed::execute(&dev, &out, |r| Prolong {
+            u: r.accessor(&din, Boundary::Undefined),
+            e: r.accessor(&dcoarse, b),
+        })
+        .expect(&what);
+        c.same(&what, &expected, &out);
+    }
+    if cw * ch > 1 {
+        check_levels(c, &coarse_grid, coarse, dcoarse);
     }
 }
 

@@ -9,6 +9,17 @@
 //! kernel's boundary condition is applied at the global edges only, all six
 //! modes (Repeat and Mirror take their pixels from the far rank). The
 //! results are bit-identical to the single-process run for any rank count.
+//!
+//! [`Grid::coarser`] gives the next multigrid level's grid, each block the
+//! half of the same rank's fine block; a kernel may read images of the
+//! output's grid and of the next finer or coarser one through offsets
+//! computed from `x()` and `y()` (a restriction reads `fine.at(x() + i,
+//! ..)`, a prolongation `coarse.at(x() / 2 - x(), ..)`): [`execute`] then
+//! takes the halo from the kernel's affine footprint (one pixel between
+//! nested grids) and stages the inputs so that each rank's block reads what
+//! the single-process run reads. Kernels that compare `x()` or `y()` with
+//! the global size see the local block's coordinates, so they are not
+//! bit-identical; boundary modes take their place.
 //! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
 //! (and [`histogram_window`]) sums the ranks' counts exactly, and
 //! [`argmin`]/[`argmax`] give the global index of the first occurrence.
@@ -39,6 +50,24 @@
 //! if let Some(image) = output.gather(0)? {
 //!     println!("{} x {}", image.width(), image.height());
 //! }
+//!
+//! // A 2:1 restriction onto the next coarser level (500 x 350).
+//! #[derive(Kernel)]
+//! #[kernel(output = f32)]
+//! struct Restrict { fine: Accessor<f32> }
+//!
+//! #[kernel_body]
+//! impl Restrict {
+//!     fn kernel(&self) -> f32 {
+//!         0.25 * (self.fine.at(x(), y()) + self.fine.at(x() + 1, y())
+//!             + self.fine.at(x(), y() + 1) + self.fine.at(x() + 1, y() + 1))
+//!     }
+//! }
+//!
+//! let coarse = DistImage::<f32>::new(&Rc::new(grid.coarser()?))?;
+//! distributed::execute(&Device::cpu(), &coarse, |reads| Restrict {
+//!     fine: reads.accessor(&output, Boundary::Constant(0.0)),
+//! })?;
 //! # Ok::<(), distributed::DistError>(())
 //! ```
 
@@ -48,6 +77,7 @@ mod grid;
 mod halo;
 mod histogram;
 mod image;
+mod scaled;
 
 pub use arg::{argmax, argmin};
 pub use execute::{execute, LaunchStats, Reads};
