@@ -12,7 +12,8 @@
 //! boundary mode and odd sizes, including blocks narrower than the halo.
 //! Restriction and prolongation between nested grids (`Grid::coarser`)
 //! run on every level of the same sizes down to where a block would be
-//! empty (which must be refused).
+//! empty (which must be refused). Kernels comparing global coordinates
+//! (edges, a red-black colour) take them from `Reads::origin`.
 //! Histograms and argmin/argmax equal the single-process ones exactly on
 //! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
 //! small to split are refused with one clear message.
@@ -147,6 +148,98 @@ impl Prolong {
         let b = self.e.at(cx - x(), ny - y());
         let g = self.e.at(nx - x(), ny - y());
         self.u() + 0.0625 * (9.0 * c + 3.0 * a + 3.0 * b + g)
+    }
+}
+
+/// Global coordinates through `Reads::origin`: the global image's left and
+/// right columns and a red-black colour.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Coords {
+    input: Accessor<f32>,
+    x0: i32,
+    y0: i32,
+    w: i32,
+}
+
+#[kernel_body]
+impl Coords {
+    fn kernel(&self) -> f32 {
+        let gx = x() + self.x0;
+        let gy = y() + self.y0;
+        let edge: f32 = if gx == 0 || gx == self.w - 1 {
+            100.0
+        } else {
+            0.0
+        };
+        let mut v = self.input.at(-1, 0) + self.input.at(1, 0) + edge;
+        if (gx + gy) % 2 == 0 {
+            v = -v;
+        }
+        v
+    }
+}
+
+/// The 2x2 restriction counting only fine cells inside the global fine
+/// image (its global fine coordinates from the coarse origin).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct RestrictInside {
+    fine: Accessor<f32>,
+    x0: i32,
+    y0: i32,
+    w: i32,
+    h: i32,
+}
+
+#[kernel_body]
+impl RestrictInside {
+    fn kernel(&self) -> f32 {
+        let mut s: f32 = 0.0;
+        for j in 0..2 {
+            for i in 0..2 {
+                let fx = 2 * (x() + self.x0) + i;
+                let fy = 2 * (y() + self.y0) + j;
+                let inside: f32 = if fx < self.w && fy < self.h { 1.0 } else { 0.0 };
+                s += inside * self.fine.at(x() + i, y() + j);
+            }
+        }
+        0.25 * s
+    }
+}
+
+/// The multigrid's Dirichlet prolongation: a coarse neighbour outside the
+/// coarse grid (found from global coarse coordinates) is the ghost `-e`.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct ProlongGhost {
+    e: Accessor<f32>,
+    x0: i32,
+    y0: i32,
+    cw: i32,
+    ch: i32,
+}
+
+#[kernel_body]
+impl ProlongGhost {
+    fn kernel(&self) -> f32 {
+        let cx = x() / 2;
+        let cy = y() / 2;
+        let nx = 2 * x() - 3 * cx - 1;
+        let ny = 2 * y() - 3 * cy - 1;
+        let mut sx: f32 = 1.0;
+        if nx + self.x0 / 2 < 0 || nx + self.x0 / 2 >= self.cw {
+            sx = -1.0;
+        }
+        let mut sy: f32 = 1.0;
+        if ny + self.y0 / 2 < 0 || ny + self.y0 / 2 >= self.ch {
+            sy = -1.0;
+        }
+        let c = self.e.at(cx - x(), cy - y());
+        let a = self.e.at(nx - x(), cy - y());
+        let b = self.e.at(cx - x(), ny - y());
+        let g = self.e.at(nx - x(), ny - y());
+        0.0625 * (9.0 * c + 3.0 * sx * a + 3.0 * sy * b + sx * sy * g)
     }
 }
 
@@ -301,6 +394,24 @@ fn check_size(
         c.same(&what, &expected, &out);
     }
 
+    // Global coordinates from the launch's origin.
+    let what = format!("global coordinates {w}x{h}");
+    let expected = single(w, h, || Coords {
+        input: Accessor::new(&src).with_boundary(Boundary::Mirror),
+        x0: 0,
+        y0: 0,
+        w: w as i32,
+    });
+    let out = DistImage::new(&grid).expect("dist");
+    distributed::execute(&dev, &out, |r| Coords {
+        input: r.accessor(&din, Boundary::Mirror),
+        x0: r.origin().0,
+        y0: r.origin().1,
+        w: w as i32,
+    })
+    .expect(&what);
+    c.same(&what, &expected, &out);
+
     // Undefined: only reads inside the image are valid, so a point-wise kernel.
     let what = format!("point-wise {w}x{h} Undefined");
     let expected = single(w, h, || Scale {
@@ -418,6 +529,46 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
         );
         c.world.abort(1);
     }
+
+    // Kernels taking global coordinates from the launch's origin.
+    let what = format!("restriction inside {w}x{h} -> {cw}x{ch}");
+    let (wi, hi) = (w as i32, h as i32);
+    let expected = single(cw, ch, || RestrictInside {
+        fine: Accessor::new(&src).with_boundary(Boundary::Repeat),
+        x0: 0,
+        y0: 0,
+        w: wi,
+        h: hi,
+    });
+    let out = DistImage::new(&coarse_grid).expect("dist");
+    distributed::execute(&dev, &out, |r| RestrictInside {
+        fine: r.accessor(&din, Boundary::Repeat),
+        x0: r.origin().0,
+        y0: r.origin().1,
+        w: wi,
+        h: hi,
+    })
+    .expect(&what);
+    c.same(&what, &expected, &out);
+    let what = format!("prolongation with ghosts {cw}x{ch} -> {w}x{h}");
+    let (cwi, chi) = (cw as i32, ch as i32);
+    let expected = single(w, h, || ProlongGhost {
+        e: Accessor::new(&coarse).with_boundary(Boundary::Clamp),
+        x0: 0,
+        y0: 0,
+        cw: cwi,
+        ch: chi,
+    });
+    let out = DistImage::new(fine_grid).expect("dist");
+    distributed::execute(&dev, &out, |r| ProlongGhost {
+        e: r.accessor(&dcoarse, Boundary::Clamp),
+        x0: r.origin().0,
+        y0: r.origin().1,
+        cw: cwi,
+        ch: chi,
+    })
+    .expect(&what);
+    c.same(&what, &expected, &out);
 
     for b in boundaries() {
         let what = format!("4x4 restriction {w}x{h} {b:?}");

@@ -83,15 +83,59 @@ pub struct Reads<'a> {
     /// Staged copies of the inputs by their block's image id, read instead
     /// of the blocks (kernels reading other grids).
     staged: HashMap<u64, Box<dyn Any>>,
+    /// The global coordinates of the local output's pixel `(0, 0)`.
+    origin: (i32, i32),
 }
 
 impl<'a> Reads<'a> {
-    /// Reads that bind the staged copies in `staged`.
-    pub(super) fn staged(staged: HashMap<u64, Box<dyn Any>>) -> Reads<'a> {
+    /// Reads that bind the staged copies in `staged` for a local output
+    /// whose pixel `(0, 0)` is the global pixel `origin`.
+    pub(super) fn staged(staged: HashMap<u64, Box<dyn Any>>, origin: (i64, i64)) -> Reads<'a> {
         Reads {
             inputs: Vec::new(),
             staged,
+            origin: (origin.0 as i32, origin.1 as i32),
         }
+    }
+
+    /// The global coordinates of the pixel this rank's launch calls
+    /// `(x(), y()) = (0, 0)`: a kernel that needs global coordinates (an
+    /// edge test, a red-black colour) takes it as parameters and adds it,
+    /// `x() + self.x0` (passing `(0, 0)` in a single-process run). It may
+    /// be negative (the launch computes a discarded ring around the block),
+    /// and is even when the kernel reads another grid, so `(x() + x0) / 2`
+    /// is the global coarse coordinate. Offsets must stay relative to
+    /// `x()`/`y()` (an offset computed from a parameter is unbounded).
+    ///
+    /// ```no_run
+    /// use hipacc::distributed::{self, DistImage, Grid};
+    /// use hipacc::prelude::*;
+    /// use std::rc::Rc;
+    ///
+    /// /// Zero on the global image's left column, the input elsewhere.
+    /// #[derive(Kernel)]
+    /// #[kernel(output = f32)]
+    /// struct LeftEdge { input: Accessor<f32>, x0: i32 }
+    ///
+    /// #[kernel_body]
+    /// impl LeftEdge {
+    ///     fn kernel(&self) -> f32 {
+    ///         if x() + self.x0 == 0 { 0.0 } else { self.input() }
+    ///     }
+    /// }
+    ///
+    /// let universe = distributed::initialize()?;
+    /// let grid = Rc::new(Grid::new(&universe.world(), 64, 64)?);
+    /// let input = DistImage::from_fn(&grid, |x, y| (x + y) as f32)?;
+    /// let output = DistImage::<f32>::new(&grid)?;
+    /// distributed::execute(&Device::cpu(), &output, |reads| LeftEdge {
+    ///     input: reads.accessor(&input, Boundary::Clamp),
+    ///     x0: reads.origin().0,
+    /// })?;
+    /// # Ok::<(), distributed::DistError>(())
+    /// ```
+    pub fn origin(&self) -> (i32, i32) {
+        self.origin
     }
 
     /// The accessor reading `image` with `boundary` at the global image's
@@ -187,7 +231,11 @@ pub fn execute<'a, K: Kernel>(
     output: &'a DistImage<K::Output>,
     build: impl Fn(&mut Reads<'a>) -> K,
 ) -> DistResult<LaunchStats> {
-    let mut reads = Reads::staged(HashMap::new());
+    let origin = |halo: usize| {
+        let b = output.grid().my_block();
+        (b.x as i64 - halo as i64, b.y as i64 - halo as i64)
+    };
+    let mut reads = Reads::staged(HashMap::new(), origin(output.halo()));
     let kernel = build(&mut reads);
     let ir = kernel.ir()?;
     check_inputs(&kernel, output, &reads)?;
@@ -235,7 +283,7 @@ pub fn execute<'a, K: Kernel>(
         for r in &reads.inputs {
             r.set_halo(halo)?;
         }
-        let mut again = Reads::staged(HashMap::new());
+        let mut again = Reads::staged(HashMap::new(), origin(halo));
         let k = build(&mut again);
         (k, again)
     } else {

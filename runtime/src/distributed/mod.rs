@@ -17,9 +17,9 @@
 //! ..)`, a prolongation `coarse.at(x() / 2 - x(), ..)`): [`execute`] then
 //! takes the halo from the kernel's affine footprint (one pixel between
 //! nested grids) and stages the inputs so that each rank's block reads what
-//! the single-process run reads. Kernels that compare `x()` or `y()` with
-//! the global size see the local block's coordinates, so they are not
-//! bit-identical; boundary modes take their place.
+//! the single-process run reads. `x()` and `y()` are the launch's local
+//! coordinates; a kernel that compares them with the global size (edges, a
+//! red-black colour) adds [`Reads::origin`] (0 in a single-process run).
 //! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
 //! (and [`histogram_window`]) sums the ranks' counts exactly, and
 //! [`argmin`]/[`argmax`] give the global index of the first occurrence.

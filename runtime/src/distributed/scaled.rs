@@ -211,12 +211,13 @@ pub(super) fn execute<'a, K: Kernel>(
         staged.insert(input.local_id(), image);
     }
     drop(reads);
-    let mut again = Reads::staged(staged);
+    let b = output.grid().my_block();
+    let (px, py) = mine.pads;
+    let origin = (b.x as i64 - px as i64, b.y as i64 - py as i64);
+    let mut again = Reads::staged(staged, origin);
     let kernel = build(&mut again);
 
     let start = std::time::Instant::now();
-    let b = output.grid().my_block();
-    let (px, py) = mine.pads;
     let out = Image::<K::Output>::new(px + b.width, py + b.height)?;
     let space = IterationSpace::region(&out, Rect::new(0, 0, px + b.width, py + b.height))?;
     kernel.execute(device, &space)?;
