@@ -56,16 +56,31 @@ fn split(len: usize, n: usize, i: usize) -> usize {
     i * len / n
 }
 
+/// The part of `bounds` (starts of the parts, then the length) holding `x`.
+fn part_of(bounds: &[usize], x: usize) -> usize {
+    bounds[1..bounds.len() - 1].partition_point(|&s| s <= x)
+}
+
+/// The bounds of the next coarser level: every bound halved, rounded up.
+fn halve(bounds: &[usize]) -> Vec<usize> {
+    bounds.iter().map(|b| b.div_ceil(2)).collect()
+}
+
 /// A global extent distributed over the ranks of a communicator.
 ///
 /// Every rank must create it with the same size; [`Grid::new`] checks that
-/// (all ranks get the same error otherwise).
+/// (all ranks get the same error otherwise). [`Grid::coarser`] gives the
+/// nested grid of the next multigrid level.
 pub struct Grid {
     comm: SimpleCommunicator,
     width: usize,
     height: usize,
     px: usize,
     py: usize,
+    /// Column where each column of blocks starts, then the width.
+    xs: Vec<usize>,
+    /// Row where each row of blocks starts, then the height.
+    ys: Vec<usize>,
 }
 
 impl std::fmt::Debug for Grid {
@@ -112,6 +127,52 @@ impl Grid {
             height,
             px,
             py,
+            xs: (0..=px).map(|i| split(width, px, i)).collect(),
+            ys: (0..=py).map(|j| split(height, py, j)).collect(),
+        })
+    }
+
+    /// The grid of the next coarser level: `ceil(width / 2) x ceil(height /
+    /// 2)` (as [`Pyramid`](crate::Pyramid) levels halve), over the same
+    /// process grid, each block the half of this grid's block on the same
+    /// rank: fine columns `[x0, x1)` give coarse columns `[ceil(x0 / 2),
+    /// ceil(x1 / 2))`. A coarse cell then covers fine cells of its own rank
+    /// (but for the last fine column of an odd block), so restriction and
+    /// prolongation between the two grids exchange a halo of one pixel.
+    /// Collective (it duplicates the communicator); every rank gets the
+    /// same [`DistError::TooSmall`] when a block would be empty.
+    ///
+    /// ```no_run
+    /// use hipacc::distributed::{self, Grid};
+    /// let universe = distributed::initialize()?;
+    /// let fine = Grid::new(&universe.world(), 1001, 77)?;
+    /// let coarse = fine.coarser()?;
+    /// assert_eq!((coarse.width(), coarse.height()), (501, 39));
+    /// let (f, c) = (fine.my_block(), coarse.my_block());
+    /// assert_eq!(c.x, f.x.div_ceil(2));
+    /// # Ok::<(), distributed::DistError>(())
+    /// ```
+    pub fn coarser(&self) -> DistResult<Grid> {
+        let (xs, ys) = (halve(&self.xs), halve(&self.ys));
+        let (width, height) = (self.width.div_ceil(2), self.height.div_ceil(2));
+        let nonempty = |v: &[usize]| v.windows(2).all(|w| w[0] < w[1]);
+        if !nonempty(&xs) || !nonempty(&ys) {
+            return Err(DistError::TooSmall {
+                width,
+                height,
+                ranks: self.ranks(),
+                px: self.px,
+                py: self.py,
+            });
+        }
+        Ok(Grid {
+            comm: self.comm.duplicate(),
+            width,
+            height,
+            px: self.px,
+            py: self.py,
+            xs,
+            ys,
         })
     }
 
@@ -148,13 +209,11 @@ impl Grid {
     /// The block of `rank` (row-major over the process grid).
     pub fn block(&self, rank: usize) -> Block {
         let (i, j) = (rank % self.px, rank / self.px);
-        let x = split(self.width, self.px, i);
-        let y = split(self.height, self.py, j);
         Block {
-            x,
-            y,
-            width: split(self.width, self.px, i + 1) - x,
-            height: split(self.height, self.py, j + 1) - y,
+            x: self.xs[i],
+            y: self.ys[j],
+            width: self.xs[i + 1] - self.xs[i],
+            height: self.ys[j + 1] - self.ys[j],
         }
     }
 
@@ -165,10 +224,7 @@ impl Grid {
 
     /// The rank owning global pixel `(x, y)`.
     pub fn owner(&self, x: usize, y: usize) -> usize {
-        // Part i covers [i*len/n, (i+1)*len/n): i = ((x+1)*n - 1) / len.
-        let i = ((x + 1) * self.px - 1) / self.width;
-        let j = ((y + 1) * self.py - 1) / self.height;
-        j * self.px + i
+        part_of(&self.ys, y) * self.px + part_of(&self.xs, x)
     }
 }
 
@@ -186,14 +242,30 @@ mod tests {
     }
 
     #[test]
-    fn owner_inverts_split() {
+    fn part_of_inverts_split_and_halve() {
         for len in 1..40 {
             for n in 1..=len.min(7) {
-                for i in 0..n {
-                    for x in split(len, n, i)..split(len, n, i + 1) {
-                        assert_eq!(((x + 1) * n - 1) / len, i, "len {len} n {n} x {x}");
+                let fine: Vec<usize> = (0..=n).map(|i| split(len, n, i)).collect();
+                for bounds in [fine.clone(), halve(&fine)] {
+                    for i in 0..n {
+                        for x in bounds[i]..bounds[i + 1] {
+                            assert_eq!(part_of(&bounds, x), i, "len {len} n {n} x {x}");
+                        }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn halved_blocks_cover_their_fine_blocks() {
+        // Fine [x0, x1) -> coarse [ceil(x0/2), ceil(x1/2)): coarse cell c
+        // covers fine 2c and 2c + 1, of which 2c lies in the fine block.
+        let fine = [0, 3, 6, 10, 13];
+        assert_eq!(halve(&fine), [0, 2, 3, 5, 7]);
+        for (f, c) in fine.windows(2).zip(halve(&fine).windows(2)) {
+            for cx in c[0]..c[1] {
+                assert!((f[0]..f[1]).contains(&(2 * cx)));
             }
         }
     }

@@ -153,6 +153,23 @@ impl<T: Pixel> DistImage<T> {
         Ok(())
     }
 
+    /// Writes the pixels of `from` starting at `origin` into the block
+    /// (`from` holds at least the block's size past `origin`).
+    pub(crate) fn write_block(&self, from: &Image<T>, origin: (usize, usize)) -> DistResult<()> {
+        let b = self.grid.my_block();
+        let h = self.halo();
+        let local = self.local.borrow();
+        let stride = local.width();
+        let src = from.read()?;
+        let mut dst = local.write()?;
+        for y in 0..b.height {
+            let s = (origin.1 + y) * from.width() + origin.0;
+            let d = (h + y) * stride + h;
+            dst[d..d + b.width].copy_from_slice(&src[s..s + b.width]);
+        }
+        Ok(())
+    }
+
     /// The whole image on `root` (`None` on the other ranks). Collective.
     pub fn gather(&self, root: usize) -> DistResult<Option<Image<T>>> {
         let grid = &self.grid;

@@ -9,7 +9,20 @@
 //! kernel's boundary condition is applied at the global edges only, all six
 //! modes (Repeat and Mirror take their pixels from the far rank). The
 //! results are bit-identical to the single-process run for any rank count.
-//! [`sum`], [`min`] and [`max`] reduce over all ranks.
+//!
+//! [`Grid::coarser`] gives the next multigrid level's grid, each block the
+//! half of the same rank's fine block; a kernel may read images of the
+//! output's grid and of the next finer or coarser one through offsets
+//! computed from `x()` and `y()` (a restriction reads `fine.at(x() + i,
+//! ..)`, a prolongation `coarse.at(x() / 2 - x(), ..)`): [`execute`] then
+//! takes the halo from the kernel's affine footprint (one pixel between
+//! nested grids) and stages the inputs so that each rank's block reads what
+//! the single-process run reads. `x()` and `y()` are the launch's local
+//! coordinates; a kernel that compares them with the global size (edges, a
+//! red-black colour) adds [`Reads::origin`] (0 in a single-process run).
+//! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
+//! (and [`histogram_window`]) sums the ranks' counts exactly, and
+//! [`argmin`]/[`argmax`] give the global index of the first occurrence.
 //!
 //! ```no_run
 //! use hipacc::distributed::{self, DistImage, Grid};
@@ -37,17 +50,40 @@
 //! if let Some(image) = output.gather(0)? {
 //!     println!("{} x {}", image.width(), image.height());
 //! }
+//!
+//! // A 2:1 restriction onto the next coarser level (500 x 350).
+//! #[derive(Kernel)]
+//! #[kernel(output = f32)]
+//! struct Restrict { fine: Accessor<f32> }
+//!
+//! #[kernel_body]
+//! impl Restrict {
+//!     fn kernel(&self) -> f32 {
+//!         0.25 * (self.fine.at(x(), y()) + self.fine.at(x() + 1, y())
+//!             + self.fine.at(x(), y() + 1) + self.fine.at(x() + 1, y() + 1))
+//!     }
+//! }
+//!
+//! let coarse = DistImage::<f32>::new(&Rc::new(grid.coarser()?))?;
+//! distributed::execute(&Device::cpu(), &coarse, |reads| Restrict {
+//!     fine: reads.accessor(&output, Boundary::Constant(0.0)),
+//! })?;
 //! # Ok::<(), distributed::DistError>(())
 //! ```
 
+mod arg;
 mod execute;
 mod grid;
 mod halo;
+mod histogram;
 mod image;
+mod scaled;
 
+pub use arg::{argmax, argmin};
 pub use execute::{execute, LaunchStats, Reads};
 pub use grid::{process_grid, Block, Grid};
 pub use halo::ExchangeStats;
+pub use histogram::{histogram, histogram_window};
 pub use image::DistImage;
 pub use mpi;
 

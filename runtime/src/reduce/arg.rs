@@ -76,8 +76,9 @@ fn arg_extreme<T: Pixel + PartialOrd>(
     Ok(best(max, rows.flatten().copied().zip(0..)))
 }
 
-/// The best of `pairs` by [`better`].
-fn best<T: PartialOrd + Copy>(
+/// The best of `pairs` by [`better`] (also how the distributed argmin and
+/// argmax combine the ranks' results).
+pub(crate) fn best<T: PartialOrd + Copy>(
     max: bool,
     pairs: impl IntoIterator<Item = (T, usize)>,
 ) -> (T, usize) {

@@ -36,6 +36,8 @@ mod arg;
 mod by_value;
 mod histogram;
 
+#[cfg(feature = "distributed")]
+pub(crate) use arg::best;
 pub use arg::{argmax, argmin};
 pub use histogram::{histogram, histogram_window, MAX_BINS};
 
