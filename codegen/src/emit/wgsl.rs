@@ -27,8 +27,12 @@
 //! `u16` lanes widened to `u32`, since workgroup memory has no narrower
 //! type), followed by `workgroupBarrier()`; see [`tile_bytes`].
 //!
-//! Not printed yet (an error names them): texture memory, interpolating reads
-//! and masks of `u8`/`u16` coefficients in constant memory.
+//! Interpolating reads call a sample helper per accessor (module `interp`).
+//!
+//! Not printed yet (an error names them): texture memory and masks of
+//! `u8`/`u16` coefficients in constant memory.
+
+mod interp;
 
 use super::kernel::entry_name;
 use super::program::{ArgKind, KernelArg, KernelInfo, Program};
@@ -260,6 +264,7 @@ struct Site {
     pixel: Type,
     mode: BoundaryMode,
     constant: Vec<Literal>,
+    interpolation: Interpolation,
     bounded: bool,
     tile: Option<Tile>,
 }
@@ -352,14 +357,6 @@ fn emit(
                 ))
             }
         }
-        if a.interpolation != Interpolation::None {
-            return Err(unsupported(
-                k,
-                c,
-                target,
-                format!("interpolating reads of `{}` are not printed yet", a.name),
-            ));
-        }
         let n = format!("acc_{}", sanitize(&a.name));
         let elem =
             storage_elem(a.pixel).ok_or_else(|| unsupported(k, c, target, "bool images".into()))?;
@@ -395,6 +392,7 @@ fn emit(
             pixel: a.pixel,
             mode: a.boundary,
             constant: a.constant.clone(),
+            interpolation: a.interpolation,
             bounded: reach[i].is_some(),
             tile,
         });
@@ -1110,6 +1108,9 @@ impl<'a> Printer<'a> {
             ExprKind::Y => "gy".to_string(),
             ExprKind::Read { acc, dx, dy } => {
                 let (ox, oy) = (self.offset(dx), self.offset(dy));
+                if self.reads.sites[*acc].interpolation != Interpolation::None {
+                    return interp::sample(self, *acc, ox, oy);
+                }
                 self.reads.read(*acc, ox, oy)
             }
             ExprKind::MaskCoef { mask, dx, dy } => {
