@@ -2,7 +2,7 @@
 //! evaluator, with the checks of the OpenCL test: every mode with every
 //! boundary mode that reads outside, up- and downsampling by 2 and by odd,
 //! non-integer ratios, regions and offset spaces, `f32`, `u8` and RGBA
-//! pixels.
+//! pixels, and `Undefined` where every tap stays inside.
 //!
 //! # Tolerance
 //!
@@ -100,5 +100,12 @@ fn u8_and_rgba_match_the_evaluator() {
 fn known_values_of_upsampling_and_downsampling_by_two() {
     if let Some(d) = device() {
         interp_support::known_values_of_upsampling_and_downsampling_by_two(&d);
+    }
+}
+
+#[test]
+fn undefined_reads_inside_match_the_evaluator() {
+    if let Some(d) = device() {
+        interp_support::undefined_reads_inside_match_the_evaluator(&d, WGPU);
     }
 }
