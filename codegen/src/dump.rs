@@ -91,9 +91,8 @@ pub fn targets_from_arg(arg: Option<&str>) -> Result<Vec<&'static Target>> {
 /// Offline emission: for each target, each language it supports and each
 /// kernel, writes the variant the heuristics choose (with `HIPACC_CONFIG`
 /// applied when `overrides_from_env`) to `DIR/<target>/<kernel>.<cl|cu>`,
-/// and the WGSL of every kernel the WGSL printer covers (not yet: kernels
-/// with interpolating reads) to `DIR/<target>/<kernel>.wgsl`; returns the
-/// files written.
+/// and the WGSL of every kernel to `DIR/<target>/<kernel>.wgsl`; returns
+/// the files written.
 pub fn emit_offline(
     dir: &Path,
     kernels: &[Kernel],
@@ -110,13 +109,6 @@ pub fn emit_offline(
         let tdir = dir.join(target.name);
         for &language in target.languages.iter().chain([&Language::Wgsl]) {
             for k in kernels {
-                let interpolates = k
-                    .accessors
-                    .iter()
-                    .any(|a| a.interpolation != hipacc_core::Interpolation::None);
-                if language == Language::Wgsl && interpolates {
-                    continue;
-                }
                 let config = Config::choose(k, target, language, overrides.as_ref())?;
                 let program = generate_batch(&[(k, &config)], target, language)?;
                 written.push(dump(
@@ -137,6 +129,18 @@ mod tests {
     use super::*;
     use crate::test_kernels as tk;
 
+    /// What wgpu would do with an emitted file: parse and validate.
+    fn validate_wgsl(f: &Path, text: &str) {
+        let module = naga::front::wgsl::parse_str(text)
+            .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(text)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(text)));
+    }
+
     #[test]
     fn offline_emission_writes_every_target_and_language() {
         let dir = std::env::temp_dir().join(format!("hipacc-codegen-emit-{}", std::process::id()));
@@ -149,15 +153,7 @@ mod tests {
             let text = std::fs::read_to_string(f).unwrap();
             assert!(text.contains("hipacc_body_"), "{}", f.display());
             if f.extension().unwrap() == "wgsl" {
-                // What wgpu would do with the file: parse and validate.
-                let module = naga::front::wgsl::parse_str(&text)
-                    .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(&text)));
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::all(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{}: {}", f.display(), e.emit_to_string(&text)));
+                validate_wgsl(f, &text);
                 wgsl += 1;
             }
         }
@@ -165,6 +161,31 @@ mod tests {
         assert!(files
             .iter()
             .any(|f| f.starts_with(dir.join("h200")) && f.extension().unwrap() == "cu"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn offline_wgsl_of_interpolating_reads_validates() {
+        // Interpolation computes in `f64`: a target that has it.
+        let dir =
+            std::env::temp_dir().join(format!("hipacc-codegen-interp-{}", std::process::id()));
+        let mut resample = tk::jacobi();
+        resample.accessors[0].interpolation = hipacc_core::Interpolation::Lanczos3;
+        let files = emit_offline(
+            &dir,
+            &[resample],
+            &targets_from_arg(Some("pocl")).unwrap(),
+            false,
+        )
+        .unwrap();
+        let wgsl: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| f.extension().unwrap() == "wgsl")
+            .collect();
+        assert_eq!(wgsl.len(), 1);
+        let text = std::fs::read_to_string(wgsl[0]).unwrap();
+        assert!(text.contains("fn hipacc_taps_lanczos3("), "{text}");
+        validate_wgsl(wgsl[0], &text);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

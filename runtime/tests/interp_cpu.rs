@@ -31,3 +31,8 @@ fn u8_and_rgba_match_the_evaluator() {
 fn known_values_of_upsampling_and_downsampling_by_two() {
     interp_support::known_values_of_upsampling_and_downsampling_by_two(&Device::cpu());
 }
+
+#[test]
+fn undefined_reads_inside_match_the_evaluator() {
+    interp_support::undefined_reads_inside_match_the_evaluator(&Device::cpu(), EXACT);
+}

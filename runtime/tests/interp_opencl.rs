@@ -52,3 +52,10 @@ fn known_values_of_upsampling_and_downsampling_by_two() {
         interp_support::known_values_of_upsampling_and_downsampling_by_two(&d);
     }
 }
+
+#[test]
+fn undefined_reads_inside_match_the_evaluator() {
+    if let Some(d) = device() {
+        interp_support::undefined_reads_inside_match_the_evaluator(&d, GPU);
+    }
+}

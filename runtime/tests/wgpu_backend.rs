@@ -1,8 +1,9 @@
 //! The wgpu backend (Mesa's lavapipe in CI) against the evaluator: every
 //! variant family its printer covers (boundary regions on/off, 1/4/8 pixels
-//! per thread, literal and constant-memory masks), `u8` outputs packed in
-//! words, `f64` where the adapter has `SHADER_F64`, and the refusal of
-//! texture memory. `wgpu_variants` checks local tiles.
+//! per thread, literal and constant-memory masks, `u8` and `u16` mask
+//! coefficients), `u8` outputs packed in words, `f64` where the adapter has
+//! `SHADER_F64`, and the refusal of texture memory. `wgpu_variants` checks
+//! local tiles.
 //!
 //! Prints a skip line when no adapter is present, unless
 //! `HIPACC_REQUIRE_WGPU` is set (as `.ci/test` does), which makes a missing
@@ -168,5 +169,96 @@ fn textures_are_refused_by_name() {
     let (got, want) = both(&d, &k, (20, 9)).unwrap();
     for (g, e) in got.iter().zip(want) {
         assert!((g - e).abs() <= e.abs() * 1e-6 + 1e-6, "{g} vs {e}");
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = u32)]
+struct WeighU8 {
+    input: Accessor<u8>,
+    mask: Mask<u8>,
+}
+
+#[kernel_body]
+impl WeighU8 {
+    fn kernel(&self) -> u32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) as u32 * self.input.at(dx, dy) as u32
+        })
+    }
+}
+
+#[derive(Kernel)]
+#[kernel(output = u32)]
+struct WeighU16 {
+    input: Accessor<u16>,
+    mask: Mask<u16>,
+}
+
+#[kernel_body]
+impl WeighU16 {
+    fn kernel(&self) -> u32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) as u32 * self.input.at(dx, dy) as u32
+        })
+    }
+}
+
+/// `u8` and `u16` mask coefficients, as literals and in constant memory
+/// (packed in words like pixels there, so each coefficient's position in
+/// its word matters): a 3x3 mask read at constant offsets and a 9x9 one
+/// (81 positions, read in a loop through the coefficient helper), over odd
+/// sizes with every boundary mode that reads outside, exactly as the
+/// evaluator computes them.
+#[test]
+fn u8_and_u16_masks_literal_and_in_constant_memory_match_the_evaluator() {
+    let Some(d) = gpu_support::wgpu() else { return };
+    let constant = d.with_override(ConfigOverride::parse("mask=constant").unwrap());
+    let (w, h) = (23, 13);
+    let bytes = gpu_support::u8_image(w, h, 3);
+    let words = Image::from_fn(w, h, |x, y| ((x * 5021 + y * 977) % 65536) as u16).unwrap();
+    for size in [3usize, 9] {
+        let coef = |i: usize| (i * 37 + size) % 251 + 1;
+        let m8 = Mask::from_vec(
+            size,
+            size,
+            (0..size * size).map(|i| coef(i) as u8).collect(),
+        );
+        let m16 = Mask::from_vec(
+            size,
+            size,
+            (0..size * size).map(|i| (coef(i) * 199) as u16).collect(),
+        );
+        let (m8, m16) = (m8.unwrap(), m16.unwrap());
+        for (dev, what) in [(&d, "literal"), (&constant, "constant")] {
+            for (b8, b16) in [
+                (Boundary::Clamp, Boundary::Clamp),
+                (Boundary::Repeat, Boundary::Repeat),
+                (Boundary::Mirror, Boundary::Mirror),
+                (Boundary::MirrorInterior, Boundary::MirrorInterior),
+                (Boundary::Constant(250u8), Boundary::Constant(60000u16)),
+            ] {
+                let mode = b8.mode();
+                for dynamic in [false, true] {
+                    let (k8, k16) = if dynamic {
+                        (m8.clone().dynamic(), m16.clone().dynamic())
+                    } else {
+                        (m8.clone(), m16.clone())
+                    };
+                    let k = WeighU8 {
+                        input: Accessor::new(&bytes).with_boundary(b8),
+                        mask: k8,
+                    };
+                    let (got, want) = both(dev, &k, (w, h)).unwrap();
+                    assert_eq!(got, want, "u8 {size}x{size} {what} {mode:?} {dynamic}");
+                    let k = WeighU16 {
+                        input: Accessor::new(&words).with_boundary(b16),
+                        mask: k16,
+                    };
+                    let (got, want) = both(dev, &k, (w, h)).unwrap();
+                    assert_eq!(got, want, "u16 {size}x{size} {what} {mode:?} {dynamic}");
+                }
+            }
+        }
     }
 }

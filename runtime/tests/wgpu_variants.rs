@@ -1,6 +1,8 @@
 //! Every variant family on the wgpu backend (lavapipe in CI) against the
 //! evaluator: the weighted window over odd sizes, footprints from 3x3 to
-//! 9x9 and one wider than the images, in every boundary mode, under plain,
+//! 9x9 and one wider than the images, in every boundary mode (`Undefined`
+//! with the window shifted to non-negative offsets, over the pixels whose
+//! window stays inside the image), under plain,
 //! region, tiled, region-and-tiled and coarsened variants; then the shared
 //! variant-family checks (two accessors, static and dynamic masks, `u8`
 //! rows and RGBA columns in tiles). Needs the crate's `wgpu` feature;
@@ -48,6 +50,29 @@ fn input(w: usize, h: usize, salt: u32) -> Image<f32> {
     .unwrap()
 }
 
+/// How far [`ShiftedGauss`] moves its window: the widest window's radius,
+/// so that every offset is non-negative.
+const SHIFT: usize = 7;
+
+/// The weighted window of [`Gauss`] moved by `SHIFT` pixels right and
+/// down: a constant footprint (so tiles stage it) of non-negative offsets,
+/// which `Undefined` can read from the first column of a space on.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct ShiftedGauss {
+    input: Accessor<f32>,
+    mask: Mask<f32>,
+}
+
+#[kernel_body]
+impl ShiftedGauss {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx + 7, dy + 7)
+        })
+    }
+}
+
 /// Coefficients 1..=5, different at neighbouring positions.
 fn mask(n: usize) -> Mask<f32> {
     Mask::from_vec(n, n, (0..n * n).map(|i| (1 + i * 7 % 5) as f32).collect()).unwrap()
@@ -61,17 +86,40 @@ fn windows_match_the_evaluator_in_every_variant() {
     for (w, h) in SIZES {
         let image = input(w, h, (w * 31 + h) as u32);
         for n in WINDOWS {
+            let variants = |ir: &hipacc_core::ir::Kernel| -> Vec<Config> {
+                VARIANTS
+                    .iter()
+                    .map(|v| {
+                        let o = ConfigOverride::parse(v).unwrap();
+                        Config::choose(ir, target, Language::Wgsl, Some(&o)).unwrap()
+                    })
+                    .collect()
+            };
             for b in gpu_support::modes(0.75f32) {
                 let kernel = Gauss {
                     input: Accessor::new(&image).with_boundary(b),
                     mask: mask(n),
                 };
-                let ir = kernel.ir().unwrap();
-                for v in VARIANTS {
-                    let o = ConfigOverride::parse(v).unwrap();
-                    let config = Config::choose(&ir, target, Language::Wgsl, Some(&o)).unwrap();
+                for config in variants(&kernel.ir().unwrap()) {
                     let what = format!("{:?} {n}x{n}", b.mode());
                     report.check(&d, &config, &kernel, (w, h), &what);
+                }
+            }
+            // `Undefined` promises values only for reads inside the
+            // accessor, and a space's first column reads its column of the
+            // least offset: the window shifted to non-negative offsets
+            // (`SHIFT - r ..= SHIFT + r`), over the pixels whose window
+            // stays inside (none for images smaller than `SHIFT + r + 1`).
+            let r = n / 2;
+            if w > SHIFT + r && h > SHIFT + r {
+                let kernel = ShiftedGauss {
+                    input: Accessor::new(&image).with_boundary(Boundary::Undefined),
+                    mask: mask(n),
+                };
+                let space = Rect::new(0, 0, w - SHIFT - r, h - SHIFT - r);
+                for config in variants(&kernel.ir().unwrap()) {
+                    let what = format!("Undefined {n}x{n} shifted by {SHIFT}");
+                    report.check_in(&d, &config, &kernel, (w, h), space, &what);
                 }
             }
         }

@@ -19,7 +19,7 @@ use hipacc_core::Interpolation;
 const PI: &str = "3.1415926535897931";
 
 /// Taps per axis of `mode`.
-fn tap_count(mode: Interpolation) -> usize {
+pub(crate) fn tap_count(mode: Interpolation) -> usize {
     match mode {
         Interpolation::None | Interpolation::Nearest => 1,
         Interpolation::Linear => 2,
@@ -28,7 +28,8 @@ fn tap_count(mode: Interpolation) -> usize {
     }
 }
 
-fn mode_name(mode: Interpolation) -> &'static str {
+/// The name of `mode` in helper names and comments.
+pub(crate) fn mode_name(mode: Interpolation) -> &'static str {
     match mode {
         Interpolation::None | Interpolation::Nearest => "nearest",
         Interpolation::Linear => "linear",

@@ -27,8 +27,16 @@
 //! `u16` lanes widened to `u32`, since workgroup memory has no narrower
 //! type), followed by `workgroupBarrier()`; see [`tile_bytes`].
 //!
-//! Not printed yet (an error names them): texture memory, interpolating reads
-//! and masks of `u8`/`u16` coefficients in constant memory.
+//! Interpolating reads call a sample helper per accessor (module `interp`).
+//!
+//! Masks in constant memory are storage buffers of their coefficients as
+//! the host lays them out: `u8` and `u16` coefficients packed in words like
+//! pixels.
+//!
+//! Not printed yet (an error names them): texture memory and masks of
+//! vector coefficients in constant memory.
+
+mod interp;
 
 use super::kernel::entry_name;
 use super::program::{ArgKind, KernelArg, KernelInfo, Program};
@@ -260,6 +268,7 @@ struct Site {
     pixel: Type,
     mode: BoundaryMode,
     constant: Vec<Literal>,
+    interpolation: Interpolation,
     bounded: bool,
     tile: Option<Tile>,
 }
@@ -299,6 +308,33 @@ struct MaskSite {
     coefficients: Option<Vec<Literal>>,
     handling: MaskHandling,
     name: String,
+}
+
+impl MaskSite {
+    /// Coefficient `i` (an `i32` expression, row-major) of the mask's
+    /// array: a constant-memory buffer holds `u8` and `u16` coefficients
+    /// packed in words as the host lays them out, a literal array holds
+    /// them widened.
+    fn at(&self, i: &str) -> String {
+        match self.handling {
+            MaskHandling::ConstantMemory if narrow_mask(self.ty.scalar).is_some() => {
+                packed_load(&self.name, i, self.ty.scalar)
+            }
+            _ => format!("{}[{i}]", self.name),
+        }
+    }
+}
+
+/// Element `i` (an `i32` expression) of `buf`, an array of `u32` words
+/// holding `u8` (four a word) or `u16` (two) values, little end first.
+fn packed_load(buf: &str, i: &str, s: ScalarType) -> String {
+    let (per, bits, mask) = if s == ScalarType::U8 {
+        (4, 8, "0xffu")
+    } else {
+        (2, 16, "0xffffu")
+    };
+    let i = paren(i);
+    format!("(({buf}[{i} / {per}] >> (u32({i} % {per}) * {bits}u)) & {mask})")
 }
 
 fn arg(name: String, kind: ArgKind, c_type: String, scalar: Option<ScalarType>) -> KernelArg {
@@ -352,14 +388,6 @@ fn emit(
                 ))
             }
         }
-        if a.interpolation != Interpolation::None {
-            return Err(unsupported(
-                k,
-                c,
-                target,
-                format!("interpolating reads of `{}` are not printed yet", a.name),
-            ));
-        }
         let n = format!("acc_{}", sanitize(&a.name));
         let elem =
             storage_elem(a.pixel).ok_or_else(|| unsupported(k, c, target, "bool images".into()))?;
@@ -395,6 +423,7 @@ fn emit(
             pixel: a.pixel,
             mode: a.boundary,
             constant: a.constant.clone(),
+            interpolation: a.interpolation,
             bounded: reach[i].is_some(),
             tile,
         });
@@ -425,7 +454,7 @@ fn emit(
         let name = match c.masks {
             MaskHandling::Literal => g(&format!("mask_{}", sanitize(&m.name))),
             MaskHandling::ConstantMemory => {
-                if narrow_mask(m.ty.scalar).is_some() || m.ty.lanes != 1 {
+                if m.ty.lanes != 1 {
                     return Err(unsupported(
                         k,
                         c,
@@ -802,8 +831,7 @@ impl Ctx {
         }
         let index = format!("({args}.{n}_y + q) * {args}.{n}_stride + {args}.{n}_x + p");
         let load = match (a.pixel.scalar, a.pixel.lanes) {
-            (ScalarType::U8, 1) => format!("(({buf}[i / 4] >> (u32(i % 4) * 8u)) & 0xffu)"),
-            (ScalarType::U16, 1) => format!("(({buf}[i / 2] >> (u32(i % 2) * 16u)) & 0xffffu)"),
+            (ScalarType::U8 | ScalarType::U16, 1) => packed_load(&buf, "i", a.pixel.scalar),
             (ScalarType::U8, 4) => format!(
                 "vec4<u32>({buf}[i] & 0xffu, ({buf}[i] >> 8u) & 0xffu, ({buf}[i] >> 16u) & 0xffu, {buf}[i] >> 24u)"
             ),
@@ -838,14 +866,15 @@ impl Ctx {
                     return literal(*c, s.ty);
                 }
             }
-            return format!("{}[{idx}]", s.name);
+            return s.at(&idx.to_string());
         }
         let name = format!("hipacc_coef_{}", s.name);
         let ty = wty(s.ty);
         let zero = literal(Literal::Int(0), s.ty);
         let text = format!(
-            "// Coefficient of mask `{}` at offset (dx, dy) from its centre; 0 outside.\nfn {name}(dx: i32, dy: i32) -> {ty} {{\n    if (dx < -{hw} || dx > {hw} || dy < -{hh} || dy > {hh}) {{ return {zero}; }}\n    return {}[(dy + {hh}) * {w} + dx + {hw}];\n}}\n",
-            s.name, s.name
+            "// Coefficient of mask `{}` at offset (dx, dy) from its centre; 0 outside.\nfn {name}(dx: i32, dy: i32) -> {ty} {{\n    if (dx < -{hw} || dx > {hw} || dy < -{hh} || dy > {hh}) {{ return {zero}; }}\n    let i = (dy + {hh}) * {w} + dx + {hw};\n    return {};\n}}\n",
+            s.name,
+            s.at("i")
         );
         let h = p.helpers.add(name, || text);
         format!("{h}({}, {})", off_expr(dx), off_expr(dy))
@@ -1110,6 +1139,9 @@ impl<'a> Printer<'a> {
             ExprKind::Y => "gy".to_string(),
             ExprKind::Read { acc, dx, dy } => {
                 let (ox, oy) = (self.offset(dx), self.offset(dy));
+                if self.reads.sites[*acc].interpolation != Interpolation::None {
+                    return interp::sample(self, *acc, ox, oy);
+                }
                 self.reads.read(*acc, ox, oy)
             }
             ExprKind::MaskCoef { mask, dx, dy } => {

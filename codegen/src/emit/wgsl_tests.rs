@@ -21,16 +21,13 @@ fn validate(source: &str, what: &str) {
     }
 }
 
-fn printable(k: &Kernel, c: &Config) -> bool {
-    k.accessors
-        .iter()
-        .all(|a| a.interpolation == Interpolation::None)
-        && c.memory.iter().all(|m| {
-            matches!(
-                m,
-                MemoryKind::Global | MemoryKind::ReadOnly | MemoryKind::LocalTile
-            )
-        })
+fn printable(c: &Config) -> bool {
+    c.memory.iter().all(|m| {
+        matches!(
+            m,
+            MemoryKind::Global | MemoryKind::ReadOnly | MemoryKind::LocalTile
+        )
+    })
 }
 
 #[test]
@@ -40,7 +37,7 @@ fn every_printable_family_validates() {
     for k in tk::all() {
         let fams: Vec<Config> = Config::families(&k, t)
             .into_iter()
-            .filter(|c| printable(&k, c))
+            .filter(printable)
             .collect();
         let items: Vec<(&Kernel, &Config)> = fams.iter().map(|c| (&k, c)).collect();
         if items.is_empty() {
@@ -62,15 +59,9 @@ fn every_printable_family_validates() {
 }
 
 #[test]
-fn the_chosen_config_prints_for_every_kernel_without_interpolation() {
+fn the_chosen_config_prints_for_every_kernel() {
     for t in Target::all() {
         for k in tk::all() {
-            if k.accessors
-                .iter()
-                .any(|a| a.interpolation != Interpolation::None)
-            {
-                continue;
-            }
             let c = Config::choose(&k, t, Language::Wgsl, None).unwrap();
             let p = generate(&k, &c, t, Language::Wgsl).unwrap();
             validate(&p.source, &format!("{} on {}", k.name, t.name));
@@ -79,11 +70,11 @@ fn the_chosen_config_prints_for_every_kernel_without_interpolation() {
 }
 
 #[test]
-fn textures_and_interpolation_are_refused_by_name() {
+fn textures_are_refused_by_name() {
     let t = Target::by_name("pocl").unwrap();
     for k in tk::all() {
         for c in Config::families(&k, t) {
-            if printable(&k, &c) {
+            if printable(&c) {
                 continue;
             }
             let e = generate(&k, &c, t, Language::Wgsl).unwrap_err().to_string();
@@ -114,7 +105,7 @@ fn tiled_variants_stage_into_workgroup_memory_behind_one_barrier() {
     let mut tiled = 0;
     for k in tk::all() {
         for c in Config::families(&k, t) {
-            if !printable(&k, &c) || !c.memory.contains(&MemoryKind::LocalTile) {
+            if !printable(&c) || !c.memory.contains(&MemoryKind::LocalTile) {
                 continue;
             }
             let p = generate(&k, &c, t, Language::Wgsl).unwrap();
@@ -139,16 +130,48 @@ fn chooser_picks_tiles_for_wgsl_within_the_webgpu_storage_minimum() {
     let t = Target::by_name("fermi").unwrap();
     let mut tiled = 0;
     for k in tk::all() {
-        if k.accessors
-            .iter()
-            .any(|a| a.interpolation != Interpolation::None)
-        {
-            continue;
-        }
         let c = Config::choose(&k, t, Language::Wgsl, None).unwrap();
         let p = generate(&k, &c, t, Language::Wgsl).unwrap();
         assert!(p.kernels[0].shared_bytes <= 8 * 1024, "{}", k.name);
         tiled += usize::from(p.kernels[0].shared_bytes > 0);
     }
     assert!(tiled > 0, "no kernel got a tile");
+}
+
+#[test]
+fn interpolating_reads_of_every_mode_and_pixel_type_validate() {
+    // Every accessor of every test kernel (f32, u8, RGBA f32 and RGBA u8
+    // pixels among them) read with each mode, in every printable family.
+    let t = Target::by_name("pocl").unwrap();
+    for mode in [
+        Interpolation::Nearest,
+        Interpolation::Linear,
+        Interpolation::Cubic,
+        Interpolation::Lanczos3,
+    ] {
+        for mut k in tk::all() {
+            for a in &mut k.accessors {
+                a.interpolation = mode;
+            }
+            let fams: Vec<Config> = Config::families(&k, t)
+                .into_iter()
+                .filter(printable)
+                .collect();
+            assert!(!fams.is_empty(), "{}", k.name);
+            let items: Vec<(&Kernel, &Config)> = fams.iter().map(|c| (&k, c)).collect();
+            let p = generate_batch(&items, t, Language::Wgsl).unwrap();
+            assert!(p.source.contains("fn hipacc_sample_"), "{}", k.name);
+            assert!(
+                p.source.contains(&format!("{mode:?}").to_lowercase()),
+                "{}",
+                k.name
+            );
+            // No `sin` of an `f64` (SPIR-V has none): Lanczos has its own.
+            if mode == Interpolation::Lanczos3 {
+                assert!(p.source.contains("fn hipacc_sin_pi(t: f64)"), "{}", k.name);
+                assert!(!p.source.contains("sin(pt"), "{}", k.name);
+            }
+            validate(&p.source, &format!("{} {mode:?}", k.name));
+        }
+    }
 }

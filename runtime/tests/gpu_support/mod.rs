@@ -194,16 +194,35 @@ impl Report {
         K: Kernel,
         K::Output: Close,
     {
+        self.check_in(device, config, kernel, (w, h), Rect::full(w, h), what);
+    }
+
+    /// [`Report::check`] over the iteration space `space` of the `w x h`
+    /// output; every pixel is compared, those outside `space` keep the
+    /// sentinel on both sides.
+    pub(crate) fn check_in<K>(
+        &mut self,
+        device: &Device,
+        config: &Config,
+        kernel: &K,
+        (w, h): (usize, usize),
+        space: Rect,
+        what: &str,
+    ) where
+        K: Kernel,
+        K::Output: Close,
+    {
         self.checks += 1;
         let label = format!("{} {what} {w}x{h} [{config}]", K::NAME);
         let sentinel = || Image::<K::Output>::new(w, h).unwrap();
         let (actual, expected) = (sentinel(), sentinel());
-        if let Err(e) = evaluate_kernel(kernel, &IterationSpace::full(&expected)) {
+        let region = |img: &Image<K::Output>| IterationSpace::region(img, space).unwrap();
+        if let Err(e) = evaluate_kernel(kernel, &region(&expected)) {
             self.failures.push(format!("{label}: evaluator: {e}"));
             return;
         }
         let dev = device.with_config(config);
-        if let Err(e) = kernel.execute(&dev, &IterationSpace::full(&actual)) {
+        if let Err(e) = kernel.execute(&dev, &region(&actual)) {
             self.failures.push(format!("{label}: {e}"));
             return;
         }

@@ -1,7 +1,8 @@
 //! Interpolating accessors against the evaluator, for any backend: every
-//! interpolation mode with every boundary mode, for upsampling and
-//! downsampling by 2 and for non-integer ratios, with offsets, on `f32`,
-//! `u8` and RGBA pixels, within a backend's [`Tolerance`].
+//! interpolation mode with every boundary mode that reads outside, for
+//! upsampling and downsampling by 2 and for non-integer ratios, with
+//! offsets, on `f32`, `u8` and RGBA pixels, within a backend's
+//! [`Tolerance`]; `Undefined` where every tap stays inside.
 
 use hipacc::prelude::*;
 use hipacc_core::ir::eval::evaluate_kernel;
@@ -187,6 +188,55 @@ pub(crate) fn u8_and_rgba_match_the_evaluator(dev: &Device, t: Tolerance) {
             }
         }
     }
+}
+
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Centre {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Centre {
+    fn kernel(&self) -> f32 {
+        self.input()
+    }
+}
+
+/// `Undefined` promises values only for reads inside the accessor: the
+/// reads whose taps of non-zero weight all stay inside, at offset 0.
+/// `Nearest` maps every output pixel to a pixel of the region at any
+/// ratio; `Linear` stays inside when the accessor is at least as large as
+/// the space (its positions then lie in `[0, size - 1]`).
+pub(crate) fn undefined_reads_inside_match_the_evaluator(dev: &Device, t: Tolerance) {
+    let mut checked = 0;
+    for ((aw, ah), (sw, sh)) in RATIOS {
+        let input =
+            Image::from_fn(aw, ah, |x, y| ((x * 5 + y * 17) % 13) as f32 * 0.41 - 2.0).unwrap();
+        let mut modes = vec![Interpolation::Nearest];
+        if aw >= sw && ah >= sh {
+            modes.push(Interpolation::Linear);
+        }
+        for mode in modes {
+            let k = Centre {
+                input: Accessor::new(&input)
+                    .with_boundary(Boundary::Undefined)
+                    .with_interpolation(mode),
+            };
+            let got = Image::<f32>::new(sw, sh).unwrap();
+            k.execute(dev, &IterationSpace::full(&got)).unwrap();
+            let want = Image::<f32>::new(sw, sh).unwrap();
+            evaluate_kernel(&k, &IterationSpace::full(&want)).unwrap();
+            close_f32(
+                &got.to_vec().unwrap(),
+                &want.to_vec().unwrap(),
+                t,
+                &format!("{mode:?} Undefined {aw}x{ah} -> {sw}x{sh}"),
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8);
 }
 
 /// See the module docs.
