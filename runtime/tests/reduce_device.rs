@@ -62,13 +62,10 @@ const SIZES: [(usize, usize); 7] = [
 /// missing one named by a `[SKIP]` line (a missing wgpu adapter fails under
 /// `HIPACC_REQUIRE_WGPU`).
 fn devices() -> Vec<Device> {
-    let mut out: Vec<Device> = [gpu_support::opencl(), gpu_support::cuda()]
-        .into_iter()
-        .flatten()
-        .collect();
+    let gpus = [gpu_support::opencl(), gpu_support::cuda()];
     #[cfg(feature = "wgpu")]
-    out.extend(gpu_support::wgpu());
-    out
+    let gpus = gpus.into_iter().chain([gpu_support::wgpu()]);
+    gpus.into_iter().flatten().collect()
 }
 
 type Copy<T> = Box<dyn Fn(&Device, &Image<T>)>;
