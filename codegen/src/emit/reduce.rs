@@ -132,7 +132,19 @@ fn entry_hash(entry: &str) -> u64 {
 }
 
 /// The program with every global operator on `pixel`s (see
-/// [`GlobalOp::for_pixel`]) in `language` for `target`.
+/// [`GlobalOp::for_pixel`]) in `language` for `target`. A WGSL module
+/// computes in `f64`, so it needs a device with `SHADER_F64`.
+///
+/// ```
+/// use hipacc_codegen::emit::{global_entry, global_program, GlobalOp, Language};
+/// use hipacc_codegen::Target;
+/// use hipacc_core::ir::Type;
+///
+/// let target = Target::by_name("pocl").unwrap();
+/// let p = global_program(Type::F32, target, Language::Wgsl).unwrap();
+/// let sum = global_entry(GlobalOp::Sum, Type::F32);
+/// assert!(p.kernels.iter().any(|k| k.entry == sum));
+/// ```
 pub fn global_program(pixel: Type, target: &Target, language: Language) -> Result<Program> {
     if pixel.scalar == ScalarType::Bool || !(pixel.lanes == 1 || pixel.lanes == 4) {
         return Err(Error::Unsupported {

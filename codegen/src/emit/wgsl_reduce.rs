@@ -112,7 +112,9 @@ fn kernel(op: GlobalOp, pixel: Type) -> (String, u32) {
     let s = pixel.scalar;
     let lanes = u32::from(pixel.lanes);
     let entry = global_entry(op, pixel);
-    let g = |n: &str| format!("hipacc_{entry}_{n}");
+    // Module-scope names: the entry point (which starts `hipacc_`) and a
+    // suffix.
+    let g = |n: &str| format!("{entry}_{n}");
     let (a, input, out) = (g("args"), g("in"), g("out"));
     let args = global_args(op, |p| param_type(op, s, p));
     let (slots, _) = wgsl_layout(&args);

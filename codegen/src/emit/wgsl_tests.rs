@@ -186,10 +186,10 @@ fn global_operators_validate_for_every_pixel_type_within_the_webgpu_storage_mini
                 .count();
             assert_eq!(
                 p.source
-                    .matches(&format!("var<storage, read_write> hipacc_{}_", info.entry))
+                    .matches(&format!("var<storage, read_write> {}_", info.entry))
                     .count()
                     + p.source
-                        .matches(&format!("var<storage, read> hipacc_{}_", info.entry))
+                        .matches(&format!("var<storage, read> {}_", info.entry))
                         .count(),
                 bindings,
                 "{}",
