@@ -1,9 +1,12 @@
-//! Global reductions and histograms on the device (PoCL): images that a
-//! kernel left on the device are reduced there, without a read-back, and
-//! the results equal the host's (min, max, argmin, argmax and histograms
-//! exactly, histograms wider than local memory included; sums within the
-//! bound of two `f64` summation orders) on odd sizes for `u8`, `f32`,
-//! `f64` and RGBA pixels.
+//! Global reductions and histograms on the device (OpenCL, CUDA, and with
+//! the `wgpu` feature a wgpu adapter with `SHADER_F64`, such as lavapipe):
+//! images that a kernel left on the device are reduced there, without a
+//! read-back, and the results equal the host's (min, max, argmin, argmax
+//! and histograms exactly, histograms wider than local memory included;
+//! sums within the bound of two `f64` summation orders) on odd sizes for
+//! `u8`, `f32`, `f64` and RGBA pixels.
+
+mod gpu_support;
 
 use hipacc::prelude::*;
 use hipacc::{reduce, Device};
@@ -55,17 +58,14 @@ const SIZES: [(usize, usize); 7] = [
     (2, 3),
 ];
 
-/// The GPU devices present (OpenCL, CUDA), each missing one named by a
-/// `[SKIP]` line.
+/// The GPU devices present (OpenCL, CUDA, wgpu with its feature), each
+/// missing one named by a `[SKIP]` line (a missing wgpu adapter fails under
+/// `HIPACC_REQUIRE_WGPU`).
 fn devices() -> Vec<Device> {
-    let mut out = Vec::new();
-    for (name, d) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
-        match d {
-            Ok(d) => out.push(d),
-            Err(e) => println!("[SKIP] {name}: {e}"),
-        }
-    }
-    out
+    let gpus = [gpu_support::opencl(), gpu_support::cuda()];
+    #[cfg(feature = "wgpu")]
+    let gpus = gpus.into_iter().chain([gpu_support::wgpu()]);
+    gpus.into_iter().flatten().collect()
 }
 
 type Copy<T> = Box<dyn Fn(&Device, &Image<T>)>;

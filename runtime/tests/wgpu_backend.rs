@@ -262,3 +262,54 @@ fn u8_and_u16_masks_literal_and_in_constant_memory_match_the_evaluator() {
         }
     }
 }
+
+#[derive(Kernel)]
+#[kernel(output = f64)]
+struct NanMinMax {
+    input: Accessor<f64>,
+    bound: f64,
+}
+
+#[kernel_body]
+impl NanMinMax {
+    fn kernel(&self) -> f64 {
+        let v = self.input();
+        v.min(self.bound) * 2.0 + v.max(-self.bound) + v.signum()
+    }
+}
+
+/// `f64` `min` and `max` give the other operand for a NaN one and `signum`
+/// keeps NaN, as Rust's do: these need a NaN test of `f64`, which a
+/// comparison that the driver compiles as ordered (false for NaN) fails.
+#[test]
+fn f64_nan_is_told_apart_as_rust_does() {
+    let Some(d) = gpu_support::wgpu() else { return };
+    let (w, h) = (13, 5);
+    let input = Image::from_fn(w, h, |x, y| {
+        if (x + y) % 3 == 0 {
+            f64::NAN
+        } else {
+            x as f64 - y as f64 * 0.5
+        }
+    })
+    .unwrap();
+    let k = NanMinMax {
+        input: Accessor::new(&input),
+        bound: 1.5,
+    };
+    match both(&d, &k, (w, h)) {
+        Ok((got, want)) => {
+            assert!(want.iter().any(|v| v.is_nan()) && want.iter().any(|v| !v.is_nan()));
+            for (i, (g, e)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    g == e || (g.is_nan() && e.is_nan()),
+                    "pixel {i}: {g} vs {e}"
+                );
+            }
+        }
+        Err(e) => assert!(
+            matches!(e, hipacc::Error::UnsupportedType { .. }),
+            "not the typed refusal of f64: {e}"
+        ),
+    }
+}

@@ -29,6 +29,7 @@ mod program;
 mod reads;
 mod reduce;
 mod wgsl;
+mod wgsl_reduce;
 
 pub use crate::vocab::Language;
 pub use generate::{generate, generate_batch};

@@ -1,6 +1,8 @@
 //! Global operators as generated kernels: reductions of a region to one
 //! value per lane (sum, min, max), to a value and its index (argmin,
-//! argmax), and histograms.
+//! argmax), and histograms. This module prints them in the C dialects
+//! (OpenCL, CUDA); `wgsl_reduce` prints the same kernels in WGSL from the
+//! parameters and descriptions made here.
 //!
 //! One program per pixel type holds every operator of that type, so a
 //! driver builds it once. Each kernel runs a 1D grid of blocks of
@@ -130,7 +132,19 @@ fn entry_hash(entry: &str) -> u64 {
 }
 
 /// The program with every global operator on `pixel`s (see
-/// [`GlobalOp::for_pixel`]) in `language` for `target`.
+/// [`GlobalOp::for_pixel`]) in `language` for `target`. A WGSL module
+/// computes in `f64`, so it needs a device with `SHADER_F64`.
+///
+/// ```
+/// use hipacc_codegen::emit::{global_entry, global_program, GlobalOp, Language};
+/// use hipacc_codegen::Target;
+/// use hipacc_core::ir::Type;
+///
+/// let target = Target::by_name("pocl").unwrap();
+/// let p = global_program(Type::F32, target, Language::Wgsl).unwrap();
+/// let sum = global_entry(GlobalOp::Sum, Type::F32);
+/// assert!(p.kernels.iter().any(|k| k.entry == sum));
+/// ```
 pub fn global_program(pixel: Type, target: &Target, language: Language) -> Result<Program> {
     if pixel.scalar == ScalarType::Bool || !(pixel.lanes == 1 || pixel.lanes == 4) {
         return Err(Error::Unsupported {
@@ -139,11 +153,7 @@ pub fn global_program(pixel: Type, target: &Target, language: Language) -> Resul
         });
     }
     if language == Language::Wgsl {
-        // The C printer's dialects only: the runtime reduces on the host.
-        return Err(Error::Unsupported {
-            kernel: "global operators".into(),
-            reason: "no global operators are printed in WGSL".into(),
-        });
+        return Ok(super::wgsl_reduce::global_program(pixel, target));
     }
     let d = for_language(language);
     let mut source = header(d, target, true);
@@ -161,12 +171,88 @@ pub fn global_program(pixel: Type, target: &Target, language: Language) -> Resul
     })
 }
 
-fn arg(name: &str, kind: ArgKind, c_type: String, scalar: Option<ScalarType>) -> KernelArg {
-    KernelArg {
-        name: name.to_string(),
-        kind,
-        c_type,
-        scalar,
+/// What a parameter of a global kernel holds, for a printer to name its
+/// type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Param {
+    /// The input buffer of pixel lanes.
+    Input,
+    /// An `int` (region geometry, thread count, bin numbers).
+    Int,
+    /// A `double` (a histogram's bounds and scale).
+    Double,
+    /// The output: partials (`double` for sums, the lane type otherwise)
+    /// or `uint` counts.
+    Output,
+    /// The `int` indices of argmin and argmax partials.
+    Indices,
+}
+
+/// The parameters of `op`'s kernel in order (see the module's doc), each
+/// typed by `ty`.
+pub(super) fn global_args(op: GlobalOp, ty: impl Fn(Param) -> String) -> Vec<KernelArg> {
+    let mut params = vec![
+        ("in", ArgKind::AccessorBuffer(0), Param::Input),
+        ("stride", ArgKind::AccessorStride(0), Param::Int),
+        ("x0", ArgKind::AccessorX(0), Param::Int),
+        ("y0", ArgKind::AccessorY(0), Param::Int),
+        ("w", ArgKind::AccessorWidth(0), Param::Int),
+        ("h", ArgKind::AccessorHeight(0), Param::Int),
+        ("threads", ArgKind::Param(0), Param::Int),
+    ];
+    if op == GlobalOp::Histogram {
+        for (i, n) in ["lo", "hi", "scale"].into_iter().enumerate() {
+            params.push((n, ArgKind::Param(i + 1), Param::Double));
+        }
+        for (i, n) in ["bins", "first_bin", "count"].into_iter().enumerate() {
+            params.push((n, ArgKind::Param(i + 4), Param::Int));
+        }
+    }
+    params.push(("out", ArgKind::OutputBuffer, Param::Output));
+    if matches!(op, GlobalOp::ArgMin | GlobalOp::ArgMax) {
+        params.push(("out_index", ArgKind::OutputBuffer, Param::Indices));
+    }
+    params
+        .into_iter()
+        .map(|(name, kind, p)| KernelArg {
+            name: name.to_string(),
+            kind,
+            c_type: ty(p),
+            scalar: match p {
+                Param::Int => Some(ScalarType::I32),
+                Param::Double => Some(ScalarType::F64),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
+/// The description of `op`'s kernel on `pixel`s with parameters `args`,
+/// using `shared_bytes` of local memory.
+pub(super) fn global_info(
+    op: GlobalOp,
+    pixel: Type,
+    args: Vec<KernelArg>,
+    shared_bytes: u32,
+) -> KernelInfo {
+    let entry = global_entry(op, pixel);
+    KernelInfo {
+        ir_hash: entry_hash(&entry),
+        kernel_name: entry.clone(),
+        entry,
+        config: Config::uniform(
+            1,
+            BlockShape {
+                x: GLOBAL_BLOCK,
+                y: 1,
+            },
+        ),
+        args,
+        constant_symbols: Vec::new(),
+        footprints: vec![None],
+        shared_bytes,
+        reaches: vec![None],
+        checked: vec![false],
     }
 }
 
@@ -195,17 +281,26 @@ fn extreme(s: ScalarType, max: bool, a: &str, b: &str) -> String {
     }
 }
 
-/// The C condition under which value `v` at index `i` replaces the best
-/// `best` at `at` of an argmin (`max == false`) or argmax on lane type `s`:
-/// a smaller (larger) value, or an equal one at a lower index; for floats
-/// NaN loses to any number, and among NaNs the lower index wins, so NaN is
-/// the result only when every pixel is NaN (as min and max ignore it).
-fn better(s: ScalarType, max: bool, (v, i): (&str, &str), (best, at): (&str, &str)) -> String {
+/// The condition (in C or WGSL, whose operators agree here) under which
+/// value `v` at index `i` replaces the best `best` at `at` of an argmin
+/// (`max == false`) or argmax on lane type `s`: a smaller (larger) value,
+/// or an equal one at a lower index; for floats NaN loses to any number,
+/// and among NaNs the lower index wins, so NaN is the result only when
+/// every pixel is NaN (as min and max ignore it). `is_nan` prints the
+/// language's NaN test.
+pub(super) fn better(
+    s: ScalarType,
+    max: bool,
+    is_nan: impl Fn(&str) -> String,
+    (v, i): (&str, &str),
+    (best, at): (&str, &str),
+) -> String {
     let cmp = if max { ">" } else { "<" };
     if matches!(s, ScalarType::F32 | ScalarType::F64) {
+        let (nv, nb) = (is_nan(v), is_nan(best));
         format!(
-            "({v} {cmp} {best}) || (!isnan({v}) && isnan({best})) || \
-             (({v} == {best} || (isnan({v}) && isnan({best}))) && {i} < {at})"
+            "({v} {cmp} {best}) || (!{nv} && {nb}) || \
+             (({v} == {best} || ({nv} && {nb})) && {i} < {at})"
         )
     } else {
         format!("({v} {cmp} {best}) || ({v} == {best} && {i} < {at})")
@@ -216,88 +311,18 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
     let lanes = u32::from(pixel.lanes);
     let lane_c = scalar_c(pixel.scalar);
     let entry = global_entry(op, pixel);
-    let mut args = vec![
-        arg(
-            "in",
-            ArgKind::AccessorBuffer(0),
-            d.global_ptr(lane_c, true),
-            None,
-        ),
-        arg(
-            "stride",
-            ArgKind::AccessorStride(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-        arg(
-            "x0",
-            ArgKind::AccessorX(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-        arg(
-            "y0",
-            ArgKind::AccessorY(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-        arg(
-            "w",
-            ArgKind::AccessorWidth(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-        arg(
-            "h",
-            ArgKind::AccessorHeight(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-        arg(
-            "threads",
-            ArgKind::Param(0),
-            "int".into(),
-            Some(ScalarType::I32),
-        ),
-    ];
     let out_c = match op {
         GlobalOp::Sum => "double",
         GlobalOp::Min | GlobalOp::Max | GlobalOp::ArgMin | GlobalOp::ArgMax => lane_c,
         GlobalOp::Histogram => "uint",
     };
-    if op == GlobalOp::Histogram {
-        for (i, n) in ["lo", "hi", "scale"].iter().enumerate() {
-            args.push(arg(
-                n,
-                ArgKind::Param(i + 1),
-                "double".into(),
-                Some(ScalarType::F64),
-            ));
-        }
-        for (i, n) in ["bins", "first_bin", "count"].iter().enumerate() {
-            args.push(arg(
-                n,
-                ArgKind::Param(i + 4),
-                "int".into(),
-                Some(ScalarType::I32),
-            ));
-        }
-    }
-    args.push(arg(
-        "out",
-        ArgKind::OutputBuffer,
-        d.global_ptr(out_c, false),
-        None,
-    ));
-    if matches!(op, GlobalOp::ArgMin | GlobalOp::ArgMax) {
-        args.push(arg(
-            "out_index",
-            ArgKind::OutputBuffer,
-            d.global_ptr("int", false),
-            None,
-        ));
-    }
-
+    let args = global_args(op, |p| match p {
+        Param::Input => d.global_ptr(lane_c, true),
+        Param::Int => "int".into(),
+        Param::Double => "double".into(),
+        Param::Output => d.global_ptr(out_c, false),
+        Param::Indices => d.global_ptr("int", false),
+    });
     let b = GLOBAL_BLOCK;
     let lid = d.local_id(0);
     let gid = d.group_id(0);
@@ -429,7 +454,7 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             let body = format!(
                 "        const {lane_c} v = {};\n        if ({}) {{ best = v; at = i; }}\n",
                 d.load("in", "e", true),
-                better(pixel.scalar, max, ("v", "i"), ("best", "at"))
+                better(pixel.scalar, max, c_isnan, ("v", "i"), ("best", "at"))
             );
             visit(&mut s, &body);
             let _ = writeln!(
@@ -445,6 +470,7 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
             let cond = better(
                 pixel.scalar,
                 max,
+                c_isnan,
                 ("v", "j"),
                 ("values[lid]", "indices[lid]"),
             );
@@ -461,19 +487,12 @@ fn kernel(d: &dyn Dialect, op: GlobalOp, pixel: Type) -> Result<(String, KernelI
         }
     };
     s.push_str("}\n\n");
-    let info = KernelInfo {
-        ir_hash: entry_hash(&entry),
-        kernel_name: entry.clone(),
-        entry,
-        config: Config::uniform(1, BlockShape { x: b, y: 1 }),
-        args,
-        constant_symbols: Vec::new(),
-        footprints: vec![None],
-        shared_bytes,
-        reaches: vec![None],
-        checked: vec![false],
-    };
-    Ok((s, info))
+    Ok((s, global_info(op, pixel, args, shared_bytes)))
+}
+
+/// C's NaN test.
+fn c_isnan(x: &str) -> String {
+    format!("isnan({x})")
 }
 
 #[cfg(test)]
@@ -481,9 +500,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wgsl_has_no_global_operators_so_the_runtime_reduces_on_the_host() {
+    fn every_pixel_type_has_a_program_in_each_language() {
         let target = Target::lookup("pocl").unwrap();
-        assert!(global_program(Type::F32, target, Language::Wgsl).is_err());
-        assert!(global_program(Type::F32, target, Language::OpenCl).is_ok());
+        for language in [Language::OpenCl, Language::Cuda, Language::Wgsl] {
+            let p = global_program(Type::F32, target, language).unwrap();
+            assert_eq!(p.language, language);
+            assert_eq!(p.kernels.len(), GlobalOp::for_pixel(Type::F32).len());
+            for info in &p.kernels {
+                assert!(
+                    p.source.contains(&info.entry),
+                    "{language:?}: {}",
+                    info.entry
+                );
+            }
+        }
+        assert!(global_program(Type::BOOL, target, Language::Wgsl).is_err());
     }
 }

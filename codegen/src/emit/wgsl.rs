@@ -135,7 +135,8 @@ pub(super) fn generate_batch(items: &[(&Kernel, &Config)], target: &Target) -> R
     })
 }
 
-const PRELUDE: &str = "\
+/// Helpers every WGSL module starts with.
+pub(super) const PRELUDE: &str = "\
 // Boundary index maths (hipacc_core::boundary), exact at any distance; n >= 1.
 fn hipacc_repeat(i: i32, n: i32) -> i32 {
     let m = i % n;
@@ -157,7 +158,7 @@ fn hipacc_isnan_f32(x: f32) -> bool {
 ";
 
 /// The WGSL name of a scalar type (`u8`, `u16` are held in `u32`).
-fn scalar_w(s: ScalarType) -> &'static str {
+pub(super) fn scalar_w(s: ScalarType) -> &'static str {
     match s {
         ScalarType::Bool => "bool",
         ScalarType::I32 => "i32",
@@ -204,8 +205,64 @@ fn storage_elem(pixel: Type) -> Option<String> {
     })
 }
 
+/// Lane `i` (an `i32` expression) of `buf`, an array of `u32` words
+/// holding lanes of the narrow type `s` (`u8`: four to a word, `u16`: two)
+/// as a `u32`.
+pub(super) fn packed_lane(buf: &str, s: ScalarType, i: &str) -> String {
+    let (per, bits, mask) = packing(s);
+    let i = paren(i);
+    format!("(({buf}[{i} / {per}] >> (u32({i} % {per}) * {bits}u)) & {mask})")
+}
+
+/// Lanes of the narrow type `s` per `u32` word, their width in bits and
+/// mask.
+pub(super) fn packing(s: ScalarType) -> (u32, u32, &'static str) {
+    if s == ScalarType::U8 {
+        (4, 8, "0xffu")
+    } else {
+        (2, 16, "0xffffu")
+    }
+}
+
+/// Statements storing `v` (a `u32`) as lane `i` (an `i32` variable) of
+/// `buf`, an `array<atomic<u32>>` of words holding lanes of the narrow type
+/// `s`: atomic and/or on the lane's word, since neighbouring invocations
+/// may write its other lanes.
+pub(super) fn packed_store(buf: &str, s: ScalarType, i: &str, v: &str) -> [String; 4] {
+    let (per, bits, mask) = packing(s);
+    [
+        format!("let sh = u32({i} % {per}) * {bits}u;"),
+        format!("let ow = {i} / {per};"),
+        format!("atomicAnd(&{buf}[ow], ~({mask} << sh));"),
+        format!("atomicOr(&{buf}[ow], ({v} & {mask}) << sh);"),
+    ]
+}
+
+/// Whether `x`, a float of type `s`, is NaN: `f32` by its bits, so that no
+/// compiler folds the test away; `f64` (which has no `bitcast`) as
+/// `!(x == x)`, since naga prints `!=` on floats as an ordered comparison,
+/// false for NaN.
+pub(super) fn is_nan(s: ScalarType, x: &str) -> String {
+    if s == ScalarType::F32 {
+        format!("hipacc_isnan_f32({x})")
+    } else {
+        format!("(!({x} == {x}))")
+    }
+}
+
+/// The WGSL function `name(a, b)` of Rust's `min` (`max == false`) or
+/// `max` on floats of type `s` (C's `fmin`, `fmax`): a NaN operand gives
+/// the other.
+pub(super) fn nan_ignoring_extreme(name: &str, s: ScalarType, max: bool) -> String {
+    let (t, f) = (scalar_w(s), if max { "max" } else { "min" });
+    let (na, nb) = (is_nan(s, "a"), is_nan(s, "b"));
+    format!(
+        "// Rust `{f}`: a NaN operand gives the other.\nfn {name}(a: {t}, b: {t}) -> {t} {{\n    if ({na}) {{ return b; }}\n    if ({nb}) {{ return a; }}\n    return {f}(a, b);\n}}\n"
+    )
+}
+
 /// The mask of a narrow unsigned type, if any.
-fn narrow_mask(s: ScalarType) -> Option<&'static str> {
+pub(super) fn narrow_mask(s: ScalarType) -> Option<&'static str> {
     match s {
         ScalarType::U8 => Some("0xffu"),
         ScalarType::U16 => Some("0xffffu"),
@@ -223,7 +280,8 @@ fn literal(lit: Literal, ty: Type) -> String {
     }
 }
 
-fn scalar_literal(lit: Literal, s: ScalarType) -> String {
+/// A literal of scalar type `s` as WGSL.
+pub(super) fn scalar_literal(lit: Literal, s: ScalarType) -> String {
     match s {
         ScalarType::Bool => if lit.as_i64() != 0 { "true" } else { "false" }.to_string(),
         ScalarType::I32 => {
@@ -318,23 +376,11 @@ impl MaskSite {
     fn at(&self, i: &str) -> String {
         match self.handling {
             MaskHandling::ConstantMemory if narrow_mask(self.ty.scalar).is_some() => {
-                packed_load(&self.name, i, self.ty.scalar)
+                packed_lane(&self.name, self.ty.scalar, i)
             }
             _ => format!("{}[{i}]", self.name),
         }
     }
-}
-
-/// Element `i` (an `i32` expression) of `buf`, an array of `u32` words
-/// holding `u8` (four a word) or `u16` (two) values, little end first.
-fn packed_load(buf: &str, i: &str, s: ScalarType) -> String {
-    let (per, bits, mask) = if s == ScalarType::U8 {
-        (4, 8, "0xffu")
-    } else {
-        (2, 16, "0xffffu")
-    };
-    let i = paren(i);
-    format!("(({buf}[{i} / {per}] >> (u32({i} % {per}) * {bits}u)) & {mask})")
 }
 
 fn arg(name: String, kind: ArgKind, c_type: String, scalar: Option<ScalarType>) -> KernelArg {
@@ -585,16 +631,10 @@ fn emit(
     let idx = format!("gy * {a_var}.out_stride + gx");
     match (k.output.scalar, k.output.lanes) {
         (ScalarType::U8, 1) | (ScalarType::U16, 1) => {
-            let (per, bits, mask) = if k.output.scalar == ScalarType::U8 {
-                (4, 8, "0xffu")
-            } else {
-                (2, 16, "0xffffu")
-            };
             p.line(&format!("let oi = {idx};"));
-            p.line(&format!("let sh = u32(oi % {per}) * {bits}u;"));
-            p.line(&format!("let ow = oi / {per};"));
-            p.line(&format!("atomicAnd(&{out}[ow], ~({mask} << sh));"));
-            p.line(&format!("atomicOr(&{out}[ow], ({result} & {mask}) << sh);"));
+            for line in packed_store(&out, k.output.scalar, "oi", &result) {
+                p.line(&line);
+            }
         }
         (ScalarType::U8, 4) => p.line(&format!(
             "{out}[{idx}] = ({result}.x & 0xffu) | (({result}.y & 0xffu) << 8u) | (({result}.z & 0xffu) << 16u) | ({result}.w << 24u);"
@@ -831,7 +871,7 @@ impl Ctx {
         }
         let index = format!("({args}.{n}_y + q) * {args}.{n}_stride + {args}.{n}_x + p");
         let load = match (a.pixel.scalar, a.pixel.lanes) {
-            (ScalarType::U8 | ScalarType::U16, 1) => packed_load(&buf, "i", a.pixel.scalar),
+            (ScalarType::U8 | ScalarType::U16, 1) => packed_lane(&buf, a.pixel.scalar, "i"),
             (ScalarType::U8, 4) => format!(
                 "vec4<u32>({buf}[i] & 0xffu, ({buf}[i] >> 8u) & 0xffu, ({buf}[i] >> 16u) & 0xffu, {buf}[i] >> 24u)"
             ),
@@ -1489,20 +1529,10 @@ impl<'a> Printer<'a> {
     fn float_helper(&mut self, func: Intrinsic, s: ScalarType) -> String {
         let t = scalar_w(s);
         let name = format!("hipacc_{}_{t}", func.signature().0);
-        let nan = |x: &str| {
-            if s == ScalarType::F32 {
-                format!("hipacc_isnan_f32({x})")
-            } else {
-                format!("({x} != {x})")
-            }
-        };
-        let (na, nb) = (nan("a"), nan("b"));
+        let nan = |x: &str| is_nan(s, x);
         let text = match func {
             Intrinsic::Min | Intrinsic::Max => {
-                let f = if func == Intrinsic::Min { "min" } else { "max" };
-                format!(
-                    "// Rust `{f}`: a NaN operand gives the other.\nfn {name}(a: {t}, b: {t}) -> {t} {{\n    if ({na}) {{ return b; }}\n    if ({nb}) {{ return a; }}\n    return {f}(a, b);\n}}\n"
-                )
+                nan_ignoring_extreme(&name, s, func == Intrinsic::Max)
             }
             Intrinsic::Clamp => format!(
                 "// Rust `clamp`: NaN stays NaN.\nfn {name}(x: {t}, lo: {t}, hi: {t}) -> {t} {{\n    return select(select(x, hi, x > hi), lo, x < lo);\n}}\n"
@@ -1554,11 +1584,7 @@ impl<'a> Printer<'a> {
                     "2147483647.0",
                 ),
             };
-            let nan = if f == ScalarType::F32 {
-                "hipacc_isnan_f32(v)".to_string()
-            } else {
-                "(v != v)".to_string()
-            };
+            let nan = is_nan(f, "v");
             let text = format!(
                 "// Rust `as {}`: saturating, NaN gives 0.\nfn {name}(v: {fw}) -> {tw} {{\n    if ({nan}) {{ return {tw}(0); }}\n    if (v <= {fw}({lo_f})) {{ return {lo}; }}\n    if (v >= {fw}({hi_f})) {{ return {hi}; }}\n    return {tw}(v);\n}}\n",
                 t.rust_name()

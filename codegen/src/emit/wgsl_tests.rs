@@ -175,3 +175,50 @@ fn interpolating_reads_of_every_mode_and_pixel_type_validate() {
         }
     }
 }
+
+#[test]
+fn global_operators_validate_for_every_pixel_type_within_the_webgpu_storage_minimum() {
+    use hipacc_core::ir::{ScalarType, Type};
+    let t = Target::by_name("pocl").unwrap();
+    let scalars = [
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::I32,
+        ScalarType::U32,
+        ScalarType::F32,
+        ScalarType::F64,
+    ];
+    for pixel in scalars
+        .iter()
+        .flat_map(|&s| [Type::scalar(s), Type::vec4(s)])
+    {
+        let p = global_program(pixel, t, Language::Wgsl).unwrap();
+        assert_eq!(p.language, Language::Wgsl);
+        assert_eq!(p.kernels.len(), GlobalOp::for_pixel(pixel).len());
+        for info in &p.kernels {
+            assert_eq!(
+                p.source.matches(&format!("\nfn {}(", info.entry)).count(),
+                1
+            );
+            // WebGPU guarantees 16 KiB of workgroup memory.
+            assert!(info.shared_bytes <= 16 * 1024, "{}", info.entry);
+            let (slots, _) = wgsl_layout(&info.args);
+            let bindings = slots
+                .iter()
+                .filter(|s| matches!(s, WgslSlot::Binding(_)))
+                .count();
+            assert_eq!(
+                p.source
+                    .matches(&format!("var<storage, read_write> {}_", info.entry))
+                    .count()
+                    + p.source
+                        .matches(&format!("var<storage, read> {}_", info.entry))
+                        .count(),
+                bindings,
+                "{}",
+                info.entry
+            );
+        }
+        validate(&p.source, &format!("global operators on {pixel:?}"));
+    }
+}

@@ -2,8 +2,10 @@
 //! device, reduced on the device vs read back and summed on the host.
 //!
 //! ```text
-//! reduce-bench [--size N] [--runs R] [--backend opencl|cuda]
+//! reduce-bench [--size N] [--runs R] [--backend opencl|cuda|wgpu]
 //! ```
+//!
+//! (`wgpu` needs the `wgpu` feature of `hipacc-examples`.)
 //!
 //! The image (N x N, default 4096) is written on the device by a copy
 //! kernel before every run, outside the timed part; each line gives the

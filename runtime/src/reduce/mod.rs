@@ -14,8 +14,9 @@
 //! so a 4096x4096 `f32` image sums with a relative error around 1e-15
 //! (an `f32` accumulator would lose about 1e-3).
 //!
-//! When `device` is a GPU device and the image's current copy lives on it
-//! (a kernel wrote it there), the operators run there: each block of 256
+//! When `device` is a GPU device (OpenCL, CUDA, or wgpu with the adapter's
+//! `SHADER_F64` feature) and the image's current copy lives on it (a kernel
+//! wrote it there), the operators run there: each block of 256
 //! threads reduces its pixels in a tree in local memory to one partial per
 //! lane (argmin and argmax: one value and its index), and the host
 //! combines the partials (at most 1024) in order; histograms count in
@@ -30,7 +31,8 @@
 //!
 //! Otherwise the operators run on the host with rayon over bands of rows
 //! (on a GPU device after reading the image back, as every host read of an
-//! [`Image`] does).
+//! [`Image`] does; so also on a device without `f64` arithmetic, since the
+//! device kernels sum and bin in `f64`).
 
 mod arg;
 mod by_value;
