@@ -83,10 +83,12 @@ fn run() -> Result<()> {
 
 /// The GPU-style backends built in, by name.
 fn devices() -> Vec<(&'static str, hipacc::Result<Device>)> {
-    let mut devices = vec![("opencl", Device::opencl()), ("cuda", Device::cuda())];
-    #[cfg(feature = "wgpu")]
-    devices.push(("wgpu", Device::wgpu()));
-    devices
+    vec![
+        ("opencl", Device::opencl()),
+        ("cuda", Device::cuda()),
+        #[cfg(feature = "wgpu")]
+        ("wgpu", Device::wgpu()),
+    ]
 }
 
 /// Every variant of `kernel` at the block shape the heuristics choose.
