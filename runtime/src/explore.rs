@@ -173,7 +173,8 @@ pub fn explore_with<K: Kernel>(
 ) -> Result<ExploreReport> {
     let target = device.target().ok_or_else(|| {
         Error::Config(
-            "explore needs a GPU device (opencl or cuda); the CPU backend has no variants".into(),
+            "explore needs a GPU device (opencl, cuda or wgpu); the CPU backend has no variants"
+                .into(),
         )
     })?;
     let ir = kernel.ir()?;

@@ -1,15 +1,20 @@
 //! `gpu-variants`: gauss5 and the Jacobi sweep on each GPU-style backend
-//! present (OpenCL, CUDA), one row per variant the architecture model
+//! present (OpenCL, CUDA, and wgpu with the `wgpu` feature), one row per
+//! variant the architecture model
 //! allows at the chosen block shape (boundary scheme x memory kind x pixels
 //! per thread x mask handling), with the median device time and the
 //! effective bandwidth (8 and 12 bytes per pixel).
 //!
 //! ```text
 //! cargo run --release -p hipacc-benches --bin gpu-variants [-- --size N --runs N]
+//! cargo run --release -p hipacc-benches --features wgpu --bin gpu-variants
 //! ```
 //!
-//! The times are the explore mode's (event timing, a warm-up launch per
-//! variant); nothing is remembered in the tuning cache.
+//! The times are the explore mode's (event timing, pass timestamps on
+//! wgpu, a warm-up launch per variant); nothing is remembered in the
+//! tuning cache. A device that runs on the CPU (PoCL, Mesa's lavapipe
+//! under wgpu) is marked: its figures check the code path of each variant,
+//! not GPU speed.
 
 use anyhow::{bail, Context, Result};
 use hipacc::explore::{ExploreOptions, ExploreReport};
@@ -49,7 +54,7 @@ fn args() -> Result<(usize, usize)> {
 fn run() -> Result<()> {
     let (size, runs) = args()?;
     let mut any = false;
-    for (name, device) in [("opencl", Device::opencl()), ("cuda", Device::cuda())] {
+    for (name, device) in devices() {
         let device = match device {
             Ok(d) => d,
             Err(e) => {
@@ -58,19 +63,32 @@ fn run() -> Result<()> {
             }
         };
         any = true;
+        let on_cpu = device
+            .target()
+            .is_some_and(|t| t.vendor == hipacc::codegen::Vendor::Cpu);
         let jacobi = JacobiRun::new(size, size, device.clone())?;
         let (k, space) = jacobi.kernel();
         let report = explore(k, &device, space, runs)?;
-        print(&report, size, JACOBI_BYTES_PER_PIXEL);
+        print(&report, on_cpu, size, JACOBI_BYTES_PER_PIXEL);
         let gauss = Gauss5Run::new(size, size, device.clone())?;
         let (k, space) = gauss.kernel();
         let report = explore(k, &device, space, runs)?;
-        print(&report, size, GAUSS5_BYTES_PER_PIXEL);
+        print(&report, on_cpu, size, GAUSS5_BYTES_PER_PIXEL);
     }
     if !any {
-        bail!("no OpenCL or CUDA device found");
+        bail!("no GPU-style device found (OpenCL, CUDA, or wgpu with the `wgpu` feature)");
     }
     Ok(())
+}
+
+/// The GPU-style backends built in, by name.
+fn devices() -> Vec<(&'static str, hipacc::Result<Device>)> {
+    vec![
+        ("opencl", Device::opencl()),
+        ("cuda", Device::cuda()),
+        #[cfg(feature = "wgpu")]
+        ("wgpu", Device::wgpu()),
+    ]
 }
 
 /// Every variant of `kernel` at the block shape the heuristics choose.
@@ -91,12 +109,15 @@ fn explore<K: Kernel>(
     Ok(hipacc::explore_with(kernel, device, space, &options)?)
 }
 
-fn print(report: &ExploreReport, size: usize, bytes_per_pixel: u64) {
+fn print(report: &ExploreReport, on_cpu: bool, size: usize, bytes_per_pixel: u64) {
     let bytes = (size * size) as f64 * bytes_per_pixel as f64;
     println!(
         "\n{} on {}, {size}x{size}, {bytes_per_pixel} B/px",
         report.kernel, report.device
     );
+    if on_cpu {
+        println!("(a CPU driver: the figures check each variant's code path, not GPU speed)");
+    }
     println!("{:>10} {:>8}  variant", "median ms", "GB/s");
     let mut rows: Vec<_> = report.rows.iter().collect();
     rows.sort_by_key(|r| r.median);

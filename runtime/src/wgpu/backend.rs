@@ -323,13 +323,15 @@ impl Backend for WgDevice {
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: None,
-                    timestamp_writes: None,
+                    timestamp_writes: self.clock.pass_writes(),
                 });
                 pass.set_pipeline(&e.pipeline);
                 pass.set_bind_group(0, &group, &[]);
                 pass.dispatch_workgroups(gx, gy, 1);
             }
-            self.queue.submit([encoder.finish()]);
+            self.clock.after_pass(&mut encoder);
+            self.clock
+                .submit(&self.queue, || self.queue.submit([encoder.finish()]));
             Ok(())
         })
         .map_err(|err| launch_err(name, "dispatch", err))?
@@ -343,7 +345,10 @@ impl Backend for WgDevice {
         })
     }
 
+    /// GPU timestamps of the launch's compute pass, or wall-clock time from
+    /// submission to completion where the adapter has no timestamp queries
+    /// (see `super::timing`).
     fn last_launch_time(&self) -> Option<Duration> {
-        None
+        self.clock.last_duration(&self.device, &self.queue)
     }
 }

@@ -1,6 +1,7 @@
 //! One wgpu adapter and device with its queue, limits and target of the
 //! architecture model.
 
+use super::timing::LaunchClock;
 use crate::gpu::backend::Facts;
 use crate::gpu::device::{self, Shared};
 use crate::gpu::limits::Limits;
@@ -19,6 +20,7 @@ pub(crate) struct WgDevice {
     pub(crate) facts: Facts,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
+    pub(crate) clock: LaunchClock,
 }
 
 fn unavailable(reason: String) -> Error {
@@ -43,35 +45,51 @@ fn vendor(info: &wgpu::AdapterInfo) -> String {
     }
 }
 
+/// The first high-performance adapter of any native backend.
+pub(super) fn adapter() -> Result<wgpu::Adapter> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: None,
+        apply_limit_buckets: false,
+    }))
+    .map_err(|e| unavailable(format!("no adapter ({e}): {INSTALL_HINT}")))
+}
+
+/// A device of `adapter` with `features` and every limit the adapter has.
+pub(super) fn request_device(
+    adapter: &wgpu::Adapter,
+    features: wgpu::Features,
+) -> Result<(wgpu::Device, wgpu::Queue)> {
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("hipacc"),
+        required_features: features,
+        required_limits: adapter.limits(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    }))
+    .map_err(|e| {
+        let name = adapter.get_info().name;
+        unavailable(format!("requesting a device of {name}: {e}"))
+    })
+}
+
 impl WgDevice {
     fn open() -> Result<WgDevice> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
-        let instance = wgpu::Instance::new(desc);
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        }))
-        .map_err(|e| unavailable(format!("no adapter ({e}): {INSTALL_HINT}")))?;
+        let adapter = adapter()?;
         let info = adapter.get_info();
         let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
         let limits = adapter.limits();
-        let required_features = if f64 {
-            wgpu::Features::SHADER_F64
-        } else {
-            wgpu::Features::empty()
-        };
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("hipacc"),
-            required_features,
-            required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|e| unavailable(format!("requesting a device of {}: {e}", info.name)))?;
+        // Timestamp queries time launches on the device itself (see
+        // `timing`); without them launches are timed by the wall clock.
+        let (device, queue) = request_device(
+            &adapter,
+            adapter.features() & (wgpu::Features::SHADER_F64 | wgpu::Features::TIMESTAMP_QUERY),
+        )?;
         // Errors are caught in error scopes around each call; one that
         // escapes them must not abort the process.
         device.on_uncaptured_error(Arc::new(|e| {
@@ -102,6 +120,7 @@ impl WgDevice {
                     fp64: f64,
                 },
             ),
+            clock: LaunchClock::new(&device, &queue),
             device,
             queue,
         })

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `device` | the adapter and device, limits, the target of the architecture model |
 //! | `backend` | memory, shader modules and pipelines, binding and dispatch, as a [`crate::gpu::backend::Backend`] |
+//! | `timing` | the last launch's duration: pass timestamps, or the wall clock without them |
 //!
 //! The program cache, launch path, residency and replay above the driver
 //! are the generic ones of [`crate::gpu`]. The resource layout of a kernel
@@ -13,5 +14,6 @@
 
 mod backend;
 mod device;
+mod timing;
 
 pub(crate) use device::shared;
