@@ -89,6 +89,88 @@ impl WeightedProduct {
     }
 }
 
+/// Cauchy range weights `m / (1 + d²)`: a difference squared in one
+/// pass and a weighted sum updated with its product in place.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct CauchyWeights {
+    input: Accessor<f32>,
+    spatial: Mask<f32>,
+}
+
+#[kernel_body]
+impl CauchyWeights {
+    fn kernel(&self) -> f32 {
+        let c = self.input();
+        let mut num = 0.0f32;
+        let mut den = 0.0f32;
+        iterate(&self.spatial, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let d = v - c;
+            let w = self.spatial.at(dx, dy) / (1.0 + d * d);
+            num += w * v;
+            den += w;
+        });
+        num / den
+    }
+}
+
+/// A product read by two updates, and by a product another update forms
+/// in place: neither may drop the product's row.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct SharedProducts {
+    a: Accessor<f32>,
+    b: Accessor<f32>,
+    window: Domain,
+}
+
+#[kernel_body]
+impl SharedProducts {
+    fn kernel(&self) -> f32 {
+        let mut s = 0.0f32;
+        let mut t = 1.0f32;
+        let mut u = 0.5f32;
+        iterate(&self.window, |dx, dy| {
+            let p = self.a.at(dx, dy) * self.b.at(dx, dy);
+            s += p * self.a.at(dx, dy);
+            t -= p;
+            u = p - u;
+        });
+        s * t + u
+    }
+}
+
+/// Range weights written in several forms: `exp` of a negation alone, of
+/// a negated square times a parameter (on the left) times a coefficient,
+/// and of a difference times a parameter.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct ExpForms {
+    input: Accessor<f32>,
+    spatial: Mask<f32>,
+    k: f32,
+}
+
+#[kernel_body]
+impl ExpForms {
+    fn kernel(&self) -> f32 {
+        let c = self.input();
+        let mut num = 0.0f32;
+        let mut den = 0.0f32;
+        iterate(&self.spatial, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let d = v - c;
+            let w1 = (-(d * d)).exp();
+            let w2 = (self.k * -(d * d)).exp() * self.spatial.at(dx, dy);
+            let w3 = (d * self.k).exp();
+            num += w1 * v + w2 * v;
+            den += w1 + w2 + w3;
+        });
+        num / den
+    }
+}
+
 /// A `w x h` mask of positive spatial weights, largest at the centre.
 fn spatial(w: usize, h: usize) -> Mask<f32> {
     let values = (0..w * h)
@@ -184,6 +266,62 @@ fn iterate_results_that_name_the_carried_variable_give_the_evaluator_bits() {
                     weights: spatial(mw, mh),
                 };
                 check(&format!("{mw}x{mh} product, mode {mode}"), &k, w, h, 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn squared_differences_and_products_updated_in_place_give_the_evaluator_bits() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 15);
+        for mode in 0..5 {
+            for (mw, mh) in [(9, 9), (11, 5), (3, 13)] {
+                let k = CauchyWeights {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    spatial: spatial(mw, mh),
+                };
+                check(&format!("{mw}x{mh} cauchy, mode {mode}"), &k, w, h, 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn products_read_twice_give_the_evaluator_bits() {
+    for (w, h) in SIZES {
+        let (a, b) = (image(w, h, 16), image(w, h, 17));
+        for mode in 0..5 {
+            for (n, m) in [(9, 9), (3, 11)] {
+                let k = SharedProducts {
+                    a: Accessor::new(&a).with_boundary(boundary(mode)),
+                    b: Accessor::new(&b).with_boundary(boundary(4 - mode)),
+                    window: Domain::new(n, m).unwrap(),
+                };
+                check(
+                    &format!("{n}x{m} shared products, mode {mode}"),
+                    &k,
+                    w,
+                    h,
+                    0.0,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_form_of_a_range_weight_matches_the_evaluator() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 18);
+        for mode in 0..5 {
+            for (mw, mh) in [(5, 5), (9, 7)] {
+                let k = ExpForms {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    spatial: spatial(mw, mh),
+                    k: -20.0,
+                };
+                check(&format!("{mw}x{mh} exp forms, mode {mode}"), &k, w, h, 64.0);
             }
         }
     }

@@ -46,8 +46,11 @@
 //! the window rows are gathered once per output row, then, for blocks of
 //! [`WALK_LANES`] columns, the body runs tap by tap (row-major, as the
 //! direct path) over the block, each tap's assignments written back to the
-//! variables' rows. Without `exp` each pixel runs the same f32 operations
-//! in the same order: the same bits as the direct path. `exp` runs as a
+//! variables' rows. Chains of the body whose intermediate values nothing
+//! else reads (a squared difference, `exp` of a scaled or negated value
+//! times a scalar, an update by a product) run as one pass each
+//! ([`fuse`]). Without `exp` each pixel runs the same f32 operations in
+//! the same order: the same bits as the direct path. `exp` runs as a
 //! vectorised polynomial within 2 ulp of `f32::exp` ([`super::exp`]): a
 //! bilateral weight then moves by about 3 ε relative, its weighted mean by
 //! about `6 ε max |v|` (checked at `64 ε (1 + |e|)` against the evaluator).
@@ -59,7 +62,7 @@
 //! bound of a reduction). Rows are computed independently of the strip
 //! they belong to, so fused and unfused runs agree bit for bit.
 
-use super::exp::exp_row;
+use super::exp::{exp_row, exp_scaled_row};
 use super::separable::factors;
 use super::simd::dispatch;
 use super::taps::{fold_row, Fold};
@@ -70,6 +73,8 @@ use hipacc_core::{Bindings, BoundaryMode, Interpolation, Rect};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+
+mod fuse;
 
 /// Output columns an `iterate` body runs over per step: its rows (about
 /// 1 KiB each) then stay in the first-level cache across the taps, where
@@ -100,6 +105,18 @@ enum Op {
     Sqrt(usize),
     /// `exp(a)`, within 2 ulp ([`super::exp`]).
     Exp(usize),
+    /// `exp(a · s) · k` for scalar steps `s` and `k` (1 where `None`),
+    /// `s` negated where `neg`: a chain of an `iterate` body fused into
+    /// one pass ([`fuse`]).
+    ExpScaled {
+        a: usize,
+        neg: bool,
+        s: Option<usize>,
+        k: Option<usize>,
+    },
+    /// `(a op b)²`, the difference (or other binary step) squared in the
+    /// same pass ([`fuse`]).
+    Square(Bin, usize, usize),
     /// A copy of `a`: the own row of a variable that an `iterate` assigns.
     Copy(usize),
     /// Runs `iterate` `k` here, updating the rows of the variables it
@@ -187,13 +204,19 @@ struct Update {
     op: Bin,
     x: usize,
     side: Side,
+    /// `x` not computed: its lanes are the product of these two steps,
+    /// formed in the update's pass ([`fuse`]).
+    product: Option<(usize, usize)>,
 }
 
 impl Walk {
     /// Whether the body calls `exp`, which the direct path runs as one
     /// library call per tap and pixel.
     fn calls_exp(&self) -> bool {
-        self.body.ops.iter().any(|op| matches!(op, Op::Exp(_)))
+        self.body
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Exp(_) | Op::ExpScaled { .. }))
     }
 }
 
@@ -304,6 +327,8 @@ fn operands(op: &Op) -> Vec<usize> {
         Op::Neg(a) | Op::Abs(a) | Op::Sqrt(a) | Op::Exp(a) | Op::Copy(a) => vec![a],
         Op::Bin(_, a, b) => vec![a, b],
         Op::MulAdd(a, b, c) => vec![a, b, c],
+        Op::ExpScaled { a, s, k, .. } => [Some(a), s, k].into_iter().flatten().collect(),
+        Op::Square(_, a, b) => vec![a, b],
         _ => Vec::new(),
     }
 }
@@ -338,7 +363,13 @@ fn in_place(tape: &Tape, skip: &[bool], home: usize, step: usize) -> Option<Upda
         .iter()
         .enumerate()
         .any(|(i, op)| i != step && operands(op).contains(&step));
-    (!read).then_some(Update { home, op, x, side })
+    (!read).then_some(Update {
+        home,
+        op,
+        x,
+        side,
+        product: None,
+    })
 }
 
 /// Whether `op` is the same value in every lane.
@@ -406,6 +437,7 @@ impl Compiler<'_> {
                 None => copied.push((home, step)),
             }
         }
+        fuse::chains(&mut tape, &mut skip, &mut updates, &copied);
         Some(Walk {
             window,
             body: tape,
@@ -1040,9 +1072,21 @@ impl Walker<'_> {
                     for &(home, step) in &walk.carried {
                         outer[home][c0..c0 + lanes].copy_from_slice(&self.regs[step][..lanes]);
                     }
+                    let shift = k * n + c0 + i;
                     for u in &walk.updates {
                         let row = &mut outer[u.home][c0..c0 + lanes];
-                        update(row, &self.regs[u.x][..lanes], u.op, u.side);
+                        match u.product {
+                            // Product operands are reads or computed
+                            // steps, never the rows updated here.
+                            Some((a, b)) => {
+                                let r = |j: usize| match walk.body.ops[j] {
+                                    Op::Read(acc) => &self.reads[acc][shift..shift + lanes],
+                                    _ => &self.regs[j][..lanes],
+                                };
+                                fuse::update_product(row, r(a), r(b), u.op, u.side);
+                            }
+                            None => update(row, &self.regs[u.x][..lanes], u.op, u.side),
+                        }
                     }
                 }
             }
@@ -1133,6 +1177,13 @@ fn eval(
             Op::Abs(a) => unary(r(a), out, Un::Abs),
             Op::Sqrt(a) => unary(r(a), out, Un::Sqrt),
             Op::Exp(a) => exp_row(r(a), out),
+            Op::ExpScaled { a, neg, s, k } => {
+                // `(-a) · s` is `a · (-s)` exactly: rounding is symmetric.
+                let s = s.and_then(scalar).unwrap_or(1.0);
+                let k = k.and_then(scalar).unwrap_or(1.0);
+                exp_scaled_row(r(a), if neg { -s } else { s }, k, out)
+            }
+            Op::Square(op, a, b) => fuse::square(r(a), r(b), out, op),
             Op::Bin(op, a, b) => match (scalar(a), scalar(b)) {
                 (Some(a), _) => binary_splat(a, r(b), out, op, Side::Left),
                 (None, Some(b)) => binary_splat(b, r(a), out, op, Side::Right),
