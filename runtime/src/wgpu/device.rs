@@ -7,7 +7,7 @@ use crate::gpu::device::{self, Shared};
 use crate::gpu::limits::Limits;
 use crate::gpu::GpuDevice;
 use crate::{BackendKind, Error, Result};
-use hipacc_codegen::DeviceDescription;
+use hipacc_codegen::{DeviceDescription, Target};
 use std::sync::Arc;
 
 /// How to get a Vulkan driver when no adapter is found.
@@ -43,6 +43,23 @@ fn vendor(info: &wgpu::AdapterInfo) -> String {
         0x106b => "Apple".into(),
         _ => info.driver.clone(),
     }
+}
+
+/// The architecture model's target for an adapter: the nearest known one,
+/// with the adapter's subgroup size as its warp width where the adapter
+/// reports one size (wgpu reports a range; drivers that pick the size per
+/// shader, as CPU drivers may, report several and keep the target's).
+fn target(description: &DeviceDescription, info: &wgpu::AdapterInfo) -> &'static Target {
+    let nearest = Target::nearest(description);
+    let size = info.subgroup_min_size;
+    if size == 0 || size != info.subgroup_max_size || size == nearest.warp_width {
+        return nearest;
+    }
+    // The device is opened once per process (`shared`): one target a run.
+    Box::leak(Box::new(Target {
+        warp_width: size,
+        ..nearest.clone()
+    }))
 }
 
 /// The first high-performance adapter of any native backend.
@@ -102,6 +119,7 @@ impl WgDevice {
             compute_capability: None,
             is_cpu,
         };
+        let target = target(&description, &info);
         Ok(WgDevice {
             facts: Facts::new(
                 &description,
@@ -119,10 +137,41 @@ impl WgDevice {
                     images: false,
                     fp64: f64,
                 },
-            ),
+            )
+            .with_target(target),
             clock: LaunchClock::new(&device, &queue),
             device,
             queue,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adapter's single subgroup size becomes the target's warp width;
+    /// a range keeps the nearest target's.
+    #[test]
+    fn the_target_takes_the_adapters_subgroup_size() {
+        let description = DeviceDescription {
+            vendor: "NVIDIA".into(),
+            name: "some GPU".into(),
+            compute_capability: None,
+            is_cpu: false,
+        };
+        let nearest = Target::nearest(&description);
+        let info = |min, max| wgpu::AdapterInfo {
+            subgroup_min_size: min,
+            subgroup_max_size: max,
+            ..wgpu::AdapterInfo::new(wgpu::DeviceType::DiscreteGpu, wgpu::Backend::Vulkan)
+        };
+        let other = if nearest.warp_width == 64 { 32 } else { 64 };
+        let t = target(&description, &info(other, other));
+        assert_eq!(t.warp_width, other);
+        assert_eq!(t.name, nearest.name);
+        assert_eq!(t.max_threads_per_block, nearest.max_threads_per_block);
+        assert!(std::ptr::eq(target(&description, &info(8, 64)), nearest));
+        assert!(std::ptr::eq(target(&description, &info(0, 0)), nearest));
     }
 }
