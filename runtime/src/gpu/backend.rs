@@ -54,12 +54,6 @@ impl Facts {
         }
     }
 
-    /// The same facts with `target` for the architecture model (a known
-    /// target tuned to what the device reports of itself).
-    pub(crate) fn with_target(self, target: &'static Target) -> Facts {
-        Facts { target, ..self }
-    }
-
     /// `Ok` unless `kernel` computes in `f64` and the device cannot: then
     /// [`Error::UnsupportedType`] naming the device and the type.
     pub(crate) fn check_types(&self, backend: BackendKind, kernel: &ir::Kernel) -> Result<()> {

@@ -119,26 +119,26 @@ impl WgDevice {
             compute_capability: None,
             is_cpu,
         };
-        let target = target(&description, &info);
+        let mut facts = Facts::new(
+            &description,
+            format!(
+                "wgpu {:?} / {} {}",
+                info.backend, info.driver, info.driver_info
+            ),
+            Limits {
+                max_threads: u64::from(limits.max_compute_invocations_per_workgroup),
+                max_block: [
+                    u64::from(limits.max_compute_workgroup_size_x),
+                    u64::from(limits.max_compute_workgroup_size_y),
+                ],
+                max_shared: u64::from(limits.max_compute_workgroup_storage_size),
+                images: false,
+                fp64: f64,
+            },
+        );
+        facts.target = target(&description, &info);
         Ok(WgDevice {
-            facts: Facts::new(
-                &description,
-                format!(
-                    "wgpu {:?} / {} {}",
-                    info.backend, info.driver, info.driver_info
-                ),
-                Limits {
-                    max_threads: u64::from(limits.max_compute_invocations_per_workgroup),
-                    max_block: [
-                        u64::from(limits.max_compute_workgroup_size_x),
-                        u64::from(limits.max_compute_workgroup_size_y),
-                    ],
-                    max_shared: u64::from(limits.max_compute_workgroup_storage_size),
-                    images: false,
-                    fp64: f64,
-                },
-            )
-            .with_target(target),
+            facts,
             clock: LaunchClock::new(&device, &queue),
             device,
             queue,
