@@ -20,11 +20,6 @@
 //! read through computed offsets: with the space's origin at 0, the offset
 //! `x() + i` reads position `2 x + i` of the finer grid, and `x() / 2 - x()`
 //! position `x / 2` of the coarser one.
-//!
-//! Edge tests and red-black colours use global coordinates, `x() + x0`:
-//! the single-process solver passes `x0 = y0 = 0`; the distributed one
-//! (`distributed::multigrid`) passes the launch's origin, so one rank's
-//! block computes what the single-process launch computes there.
 
 // `1 as f64` and friends come from stamping one body out per precision.
 #![allow(clippy::unnecessary_cast)]
@@ -50,28 +45,22 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
-                /// Global coordinates of the launch's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
                 pub(crate) colour: i32,
             }
 
             #[kernel_body]
             impl Smooth {
                 fn kernel(&self) -> $t {
-                    let gx = x() + self.x0;
-                    let gy = y() + self.y0;
-                    let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
                     let update =
                         (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
-                    if self.colour < 0 || (gx + gy) % 2 == self.colour {
+                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
                         update
                     } else {
                         self.u()
@@ -92,10 +81,6 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
-                /// Global coordinates of the launch's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
                 /// Width of the last column, in cell widths.
                 pub(crate) last_w: $t,
                 /// Height of the last row.
@@ -110,18 +95,16 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl SmoothCells {
                 fn kernel(&self) -> $t {
-                    let gx = x() + self.x0;
-                    let gy = y() + self.y0;
-                    let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
-                    let ax: $t = if gx == self.w - 1 { self.last_w } else { 1.0 };
-                    let ay: $t = if gy == self.h - 1 { self.last_h } else { 1.0 };
-                    let kw: $t = if gx == self.w - 1 { self.face_w } else { 1.0 };
-                    let ke: $t = if gx == self.w - 2 { self.face_w } else { 1.0 };
-                    let kn: $t = if gy == self.h - 1 { self.face_h } else { 1.0 };
-                    let ks: $t = if gy == self.h - 2 { self.face_h } else { 1.0 };
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
                     let cw = ay * kw * (1.0 - ex);
                     let ce = ay * ke * (1.0 - ew);
                     let cn = ax * kn * (1.0 - ey);
@@ -133,7 +116,7 @@ macro_rules! multigrid_kernels {
                         + cs * self.u.at(0, 1);
                     let update =
                         (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
-                    if self.colour < 0 || (gx + gy) % 2 == self.colour {
+                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
                         update
                     } else {
                         self.u()
@@ -151,21 +134,15 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
-                /// Global coordinates of the launch's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
             }
 
             #[kernel_body]
             impl Residual {
                 fn kernel(&self) -> $t {
-                    let gx = x() + self.x0;
-                    let gy = y() + self.y0;
-                    let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
@@ -184,10 +161,6 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
-                /// Global coordinates of the launch's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
                 pub(crate) last_w: $t,
                 pub(crate) last_h: $t,
                 pub(crate) face_w: $t,
@@ -197,18 +170,16 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl ResidualCells {
                 fn kernel(&self) -> $t {
-                    let gx = x() + self.x0;
-                    let gy = y() + self.y0;
-                    let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
-                    let ax: $t = if gx == self.w - 1 { self.last_w } else { 1.0 };
-                    let ay: $t = if gy == self.h - 1 { self.last_h } else { 1.0 };
-                    let kw: $t = if gx == self.w - 1 { self.face_w } else { 1.0 };
-                    let ke: $t = if gx == self.w - 2 { self.face_w } else { 1.0 };
-                    let kn: $t = if gy == self.h - 1 { self.face_h } else { 1.0 };
-                    let ks: $t = if gy == self.h - 2 { self.face_h } else { 1.0 };
+                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
                     let cw = ay * kw * (1.0 - ex);
                     let ce = ay * ke * (1.0 - ew);
                     let cn = ax * kn * (1.0 - ey);
@@ -257,10 +228,6 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
-                /// Global coordinates of the coarse output's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
             }
 
             #[kernel_body]
@@ -269,16 +236,12 @@ macro_rules! multigrid_kernels {
                     let mut s: $t = 0.0;
                     for j in 0..2 {
                         for i in 0..2 {
-                            // Local fine position (for the offsets) and
-                            // global one (for the edge tests).
                             let fx = 2 * x() + i;
                             let fy = 2 * y() + j;
-                            let gx = fx + 2 * self.x0;
-                            let gy = fy + 2 * self.y0;
-                            let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                            let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                            let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                            let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
+                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
                             let d = 4.0 + self.bc * (ex + ew + ey + eh);
                             let ox = fx - x();
                             let oy = fy - y();
@@ -288,8 +251,8 @@ macro_rules! multigrid_kernels {
                                 + self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
-                            let in_x: $t = if gx < self.w { 1.0 } else { 0.0 };
-                            let in_y: $t = if gy < self.h { 1.0 } else { 0.0 };
+                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
                             s += in_x * in_y * r;
                         }
                     }
@@ -313,10 +276,6 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
-                /// Global coordinates of the coarse output's `(0, 0)` (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
                 /// The fine grid's last column width, as in [`Smooth`].
                 pub(crate) last_w: $t,
                 pub(crate) last_h: $t,
@@ -330,22 +289,18 @@ macro_rules! multigrid_kernels {
                     let mut s: $t = 0.0;
                     for j in 0..2 {
                         for i in 0..2 {
-                            // Local fine position (for the offsets) and
-                            // global one (for the edge tests).
                             let fx = 2 * x() + i;
                             let fy = 2 * y() + j;
-                            let gx = fx + 2 * self.x0;
-                            let gy = fy + 2 * self.y0;
-                            let ex: $t = if gx == 0 { 1.0 } else { 0.0 };
-                            let ew: $t = if gx == self.w - 1 { 1.0 } else { 0.0 };
-                            let ey: $t = if gy == 0 { 1.0 } else { 0.0 };
-                            let eh: $t = if gy == self.h - 1 { 1.0 } else { 0.0 };
-                            let ax: $t = if gx == self.w - 1 { self.last_w } else { 1.0 };
-                            let ay: $t = if gy == self.h - 1 { self.last_h } else { 1.0 };
-                            let kw: $t = if gx == self.w - 1 { self.face_w } else { 1.0 };
-                            let ke: $t = if gx == self.w - 2 { self.face_w } else { 1.0 };
-                            let kn: $t = if gy == self.h - 1 { self.face_h } else { 1.0 };
-                            let ks: $t = if gy == self.h - 2 { self.face_h } else { 1.0 };
+                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
+                            let ax: $t = if fx == self.w - 1 { self.last_w } else { 1.0 };
+                            let ay: $t = if fy == self.h - 1 { self.last_h } else { 1.0 };
+                            let kw: $t = if fx == self.w - 1 { self.face_w } else { 1.0 };
+                            let ke: $t = if fx == self.w - 2 { self.face_w } else { 1.0 };
+                            let kn: $t = if fy == self.h - 1 { self.face_h } else { 1.0 };
+                            let ks: $t = if fy == self.h - 2 { self.face_h } else { 1.0 };
                             let cw = ay * kw * (1.0 - ex);
                             let ce = ay * ke * (1.0 - ew);
                             let cn = ax * kn * (1.0 - ey);
@@ -359,8 +314,8 @@ macro_rules! multigrid_kernels {
                                 + cs * self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
-                            let in_x: $t = if gx < self.w { 1.0 } else { 0.0 };
-                            let in_y: $t = if gy < self.h { 1.0 } else { 0.0 };
+                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
                             s += in_x * in_y * r;
                         }
                     }
@@ -384,10 +339,6 @@ macro_rules! multigrid_kernels {
                 pub(crate) cw: i32,
                 /// Coarse-grid height.
                 pub(crate) ch: i32,
-                /// Global coordinates of the fine output's `(0, 0)` (even) (0 but in a
-                /// distributed run).
-                pub(crate) x0: i32,
-                pub(crate) y0: i32,
             }
 
             #[kernel_body]
@@ -401,14 +352,11 @@ macro_rules! multigrid_kernels {
                     let nx = 2 * x() - 3 * cx - 1;
                     let ny = 2 * y() - 3 * cy - 1;
                     let mut sx: $t = 1.0;
-                    // The global coarse column (the origin is even).
-                    let gnx = nx + self.x0 / 2;
-                    let gny = ny + self.y0 / 2;
-                    if gnx < 0 || gnx >= self.cw {
+                    if nx < 0 || nx >= self.cw {
                         sx = self.sign;
                     }
                     let mut sy: $t = 1.0;
-                    if gny < 0 || gny >= self.ch {
+                    if ny < 0 || ny >= self.ch {
                         sy = self.sign;
                     }
                     let c = self.e.at(cx - x(), cy - y());

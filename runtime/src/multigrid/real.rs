@@ -2,8 +2,6 @@
 
 use super::kernels::{k32, k64};
 use crate::cpu::replay::Record;
-#[cfg(feature = "distributed")]
-use crate::distributed::{self, DistImage, DistResult, LaunchStats};
 use crate::prelude::*;
 use crate::Result;
 use hipacc_core::Pixel;
@@ -44,30 +42,6 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// The grid of level `level` (`w x h` cells) of the hierarchy whose
-    /// finest `finest` grid has cell width `spacing`.
-    pub(crate) fn of_level(
-        (w, h): (usize, usize),
-        (fine_w, fine_h): (usize, usize),
-        level: usize,
-        spacing: f64,
-        bc: super::Bc,
-    ) -> Grid {
-        let cell = 1usize << level;
-        let hk = spacing * cell as f64;
-        // Cell `j` of level `k` covers the finest cells `[j 2^k, (j + 1) 2^k)`
-        // that exist: only the last one can be narrower.
-        let last = |cells: usize, fine: usize| (fine - (cells - 1) * cell) as f64 / cell as f64;
-        Grid {
-            w,
-            h,
-            h2: hk * hk,
-            bc: bc.sign(),
-            last_w: last(w, fine_w),
-            last_h: last(h, fine_h),
-        }
-    }
-
     /// The coupling across the face into the last column, relative to a
     /// face between full cells: the centres are `(1 + last_w) / 2` apart.
     pub(crate) fn face_w(&self) -> f64 {
@@ -138,55 +112,6 @@ pub(crate) mod sealed {
         ) -> Result<()>;
         fn fill(d: &Device, value: f64, out: &Image<Self>) -> Result<()>;
         fn offset(d: &Device, input: &Image<Self>, value: f64, out: &Image<Self>) -> Result<()>;
-        /// [`Self::smooth`] on distributed images.
-        #[cfg(feature = "distributed")]
-        fn dist_smooth(
-            d: &Device,
-            g: Grid,
-            u: &DistImage<Self>,
-            f: &DistImage<Self>,
-            out: &DistImage<Self>,
-            omega: f64,
-            colour: i32,
-        ) -> DistResult<LaunchStats>;
-        /// [`Self::residual`] on distributed images.
-        #[cfg(feature = "distributed")]
-        fn dist_residual(
-            d: &Device,
-            g: Grid,
-            u: &DistImage<Self>,
-            f: &DistImage<Self>,
-            out: &DistImage<Self>,
-        ) -> DistResult<LaunchStats>;
-        /// [`Self::restrict`] onto the next coarser distributed grid.
-        #[cfg(feature = "distributed")]
-        fn dist_restrict(
-            d: &Device,
-            fine: &DistImage<Self>,
-            out: &DistImage<Self>,
-        ) -> DistResult<LaunchStats>;
-        /// [`Self::residual_restrict`] onto the next coarser distributed grid.
-        #[cfg(feature = "distributed")]
-        fn dist_residual_restrict(
-            d: &Device,
-            g: Grid,
-            u: &DistImage<Self>,
-            f: &DistImage<Self>,
-            out: &DistImage<Self>,
-        ) -> DistResult<LaunchStats>;
-        /// [`Self::prolong`] from the next coarser distributed grid.
-        #[cfg(feature = "distributed")]
-        fn dist_prolong(
-            d: &Device,
-            bc: f64,
-            keep: f64,
-            u: &DistImage<Self>,
-            e: &DistImage<Self>,
-            out: &DistImage<Self>,
-        ) -> DistResult<LaunchStats>;
-        /// [`Self::fill`] on a distributed image.
-        #[cfg(feature = "distributed")]
-        fn dist_fill(d: &Device, value: f64, out: &DistImage<Self>) -> DistResult<LaunchStats>;
         /// The IR of every kernel, bound to `fine` and `coarse` images.
         fn kernel_irs(
             g: Grid,
@@ -202,103 +127,6 @@ fn ghost_sign(bc: f64) -> f64 {
     -bc
 }
 
-/// Binds `$k` to a closure building the smoothing kernel for grid `$g`
-/// from the accessors of `u` and `f` and the launch's origin, and
-/// evaluates `$run` with it: the plain kernel on equal cells, the coupled
-/// one otherwise. Single-process and distributed launches share it.
-macro_rules! smooth_kernel {
-    ($m:ident, $t:ident, $g:expr, $omega:expr, $colour:expr, |$k:ident| $run:expr) => {{
-        let (g, omega, colour): (Grid, f64, i32) = ($g, $omega, $colour);
-        if g.equal_cells() {
-            let $k = |u: Accessor<$t>, f: Accessor<$t>, o: (i32, i32)| $m::Smooth {
-                u,
-                f,
-                omega: omega as $t,
-                h2: g.h2 as $t,
-                bc: g.bc as $t,
-                w: g.w as i32,
-                h: g.h as i32,
-                x0: o.0,
-                y0: o.1,
-                colour,
-            };
-            $run
-        } else {
-            let $k = |u: Accessor<$t>, f: Accessor<$t>, o: (i32, i32)| $m::SmoothCells {
-                u,
-                f,
-                omega: omega as $t,
-                h2: g.h2 as $t,
-                bc: g.bc as $t,
-                w: g.w as i32,
-                h: g.h as i32,
-                x0: o.0,
-                y0: o.1,
-                last_w: g.last_w as $t,
-                last_h: g.last_h as $t,
-                face_w: g.face_w() as $t,
-                face_h: g.face_h() as $t,
-                colour,
-            };
-            $run
-        }
-    }};
-}
-
-/// [`smooth_kernel`] for the residual (`$restrict` false) or the fused
-/// residual and restriction (`$restrict` true: `$plain`/`$cells` name
-/// those kernels).
-macro_rules! residual_kernel {
-    ($m:ident, $t:ident, $plain:ident, $cells:ident, $g:expr, |$k:ident| $run:expr) => {{
-        let g: Grid = $g;
-        if g.equal_cells() {
-            let $k = |u: Accessor<$t>, f: Accessor<$t>, o: (i32, i32)| $m::$plain {
-                u,
-                f,
-                inv_h2: (1.0 / g.h2) as $t,
-                bc: g.bc as $t,
-                w: g.w as i32,
-                h: g.h as i32,
-                x0: o.0,
-                y0: o.1,
-            };
-            $run
-        } else {
-            let $k = |u: Accessor<$t>, f: Accessor<$t>, o: (i32, i32)| $m::$cells {
-                u,
-                f,
-                inv_h2: (1.0 / g.h2) as $t,
-                bc: g.bc as $t,
-                w: g.w as i32,
-                h: g.h as i32,
-                x0: o.0,
-                y0: o.1,
-                last_w: g.last_w as $t,
-                last_h: g.last_h as $t,
-                face_w: g.face_w() as $t,
-                face_h: g.face_h() as $t,
-            };
-            $run
-        }
-    }};
-}
-
-/// The prolongation `keep · u + P e` from a `cw x ch` coarse grid.
-macro_rules! prolong_kernel {
-    ($m:ident, $t:ident, $bc:expr, $keep:expr, $cw:expr, $ch:expr) => {
-        |u: Accessor<$t>, e: Accessor<$t>, o: (i32, i32)| $m::ProlongAdd {
-            u,
-            e,
-            sign: ghost_sign($bc) as $t,
-            keep: $keep as $t,
-            cw: $cw as i32,
-            ch: $ch as i32,
-            x0: o.0,
-            y0: o.1,
-        }
-    };
-}
-
 macro_rules! launches {
     ($t:ident, $m:ident) => {
         impl sealed::Launch for $t {
@@ -311,12 +139,34 @@ macro_rules! launches {
                 omega: f64,
                 colour: i32,
             ) -> Result<()> {
-                smooth_kernel!($m, $t, g, omega, colour, |k| k(
-                    sol(u),
-                    Accessor::new(f),
-                    (0, 0)
-                )
-                .launch(d, IterationSpace::full(out)))
+                if g.equal_cells() {
+                    return $m::Smooth {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        omega: omega as $t,
+                        h2: g.h2 as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                        colour,
+                    }
+                    .launch(d, IterationSpace::full(out));
+                }
+                $m::SmoothCells {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    omega: omega as $t,
+                    h2: g.h2 as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
+                    colour,
+                }
+                .launch(d, IterationSpace::full(out))
             }
             fn residual(
                 d: &Device,
@@ -325,12 +175,30 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                residual_kernel!($m, $t, Residual, ResidualCells, g, |k| k(
-                    sol(u),
-                    Accessor::new(f),
-                    (0, 0)
-                )
-                .launch(d, IterationSpace::full(out)))
+                if g.equal_cells() {
+                    return $m::Residual {
+                        u: sol(u),
+                        f: Accessor::new(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .launch(d, IterationSpace::full(out));
+                }
+                $m::ResidualCells {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
+                }
+                .launch(d, IterationSpace::full(out))
             }
             fn restrict(d: &Device, fine: &Image<$t>, out: &Image<$t>) -> Result<()> {
                 $m::Restrict { fine: sol(fine) }.launch(d, IterationSpace::full(out))
@@ -342,12 +210,30 @@ macro_rules! launches {
                 f: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                residual_kernel!($m, $t, ResidualRestrict, ResidualRestrictCells, g, |k| k(
-                    sol(u),
-                    sol(f),
-                    (0, 0)
-                )
-                .launch(d, IterationSpace::full(out)))
+                if g.equal_cells() {
+                    return $m::ResidualRestrict {
+                        u: sol(u),
+                        f: sol(f),
+                        inv_h2: (1.0 / g.h2) as $t,
+                        bc: g.bc as $t,
+                        w: g.w as i32,
+                        h: g.h as i32,
+                    }
+                    .launch(d, IterationSpace::full(out));
+                }
+                $m::ResidualRestrictCells {
+                    u: sol(u),
+                    f: sol(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
+                }
+                .launch(d, IterationSpace::full(out))
             }
             fn prolong(
                 d: &Device,
@@ -357,8 +243,15 @@ macro_rules! launches {
                 e: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                let k = prolong_kernel!($m, $t, bc, keep, e.width(), e.height());
-                k(Accessor::new(u), clamped(e), (0, 0)).launch(d, IterationSpace::full(out))
+                $m::ProlongAdd {
+                    u: Accessor::new(u),
+                    e: clamped(e),
+                    sign: ghost_sign(bc) as $t,
+                    keep: keep as $t,
+                    cw: e.width() as i32,
+                    ch: e.height() as i32,
+                }
+                .launch(d, IterationSpace::full(out))
             }
             fn fill(d: &Device, value: f64, out: &Image<$t>) -> Result<()> {
                 $m::Fill { value: value as $t }.launch(d, IterationSpace::full(out))
@@ -369,95 +262,6 @@ macro_rules! launches {
                     offset: value as $t,
                 }
                 .launch(d, IterationSpace::full(out))
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_smooth(
-                d: &Device,
-                g: Grid,
-                u: &DistImage<$t>,
-                f: &DistImage<$t>,
-                out: &DistImage<$t>,
-                omega: f64,
-                colour: i32,
-            ) -> DistResult<LaunchStats> {
-                smooth_kernel!($m, $t, g, omega, colour, |k| distributed::execute(
-                    d,
-                    out,
-                    |r| k(
-                        r.accessor(u, Boundary::Constant(0.0)),
-                        r.accessor(f, Boundary::Undefined),
-                        r.origin()
-                    )
-                ))
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_residual(
-                d: &Device,
-                g: Grid,
-                u: &DistImage<$t>,
-                f: &DistImage<$t>,
-                out: &DistImage<$t>,
-            ) -> DistResult<LaunchStats> {
-                residual_kernel!($m, $t, Residual, ResidualCells, g, |k| {
-                    distributed::execute(d, out, |r| {
-                        k(
-                            r.accessor(u, Boundary::Constant(0.0)),
-                            r.accessor(f, Boundary::Undefined),
-                            r.origin(),
-                        )
-                    })
-                })
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_restrict(
-                d: &Device,
-                fine: &DistImage<$t>,
-                out: &DistImage<$t>,
-            ) -> DistResult<LaunchStats> {
-                distributed::execute(d, out, |r| $m::Restrict {
-                    fine: r.accessor(fine, Boundary::Constant(0.0)),
-                })
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_residual_restrict(
-                d: &Device,
-                g: Grid,
-                u: &DistImage<$t>,
-                f: &DistImage<$t>,
-                out: &DistImage<$t>,
-            ) -> DistResult<LaunchStats> {
-                residual_kernel!($m, $t, ResidualRestrict, ResidualRestrictCells, g, |k| {
-                    distributed::execute(d, out, |r| {
-                        k(
-                            r.accessor(u, Boundary::Constant(0.0)),
-                            r.accessor(f, Boundary::Constant(0.0)),
-                            r.origin(),
-                        )
-                    })
-                })
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_prolong(
-                d: &Device,
-                bc: f64,
-                keep: f64,
-                u: &DistImage<$t>,
-                e: &DistImage<$t>,
-                out: &DistImage<$t>,
-            ) -> DistResult<LaunchStats> {
-                let (cw, ch) = (e.grid().width(), e.grid().height());
-                let k = prolong_kernel!($m, $t, bc, keep, cw, ch);
-                distributed::execute(d, out, |r| {
-                    k(
-                        r.accessor(u, Boundary::Undefined),
-                        r.accessor(e, Boundary::Clamp),
-                        r.origin(),
-                    )
-                })
-            }
-            #[cfg(feature = "distributed")]
-            fn dist_fill(d: &Device, value: f64, out: &DistImage<$t>) -> DistResult<LaunchStats> {
-                distributed::execute(d, out, |_| $m::Fill { value: value as $t })
             }
             fn kernel_irs(
                 g: Grid,
@@ -474,8 +278,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                         colour: -1,
                     }
                     .ir()?,
@@ -486,8 +288,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                     }
                     .ir()?,
                     $m::ResidualRestrict {
@@ -497,8 +297,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                     }
                     .ir()?,
                     $m::SmoothCells {
@@ -509,8 +307,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                         last_w: g.last_w as $t,
                         last_h: g.last_h as $t,
                         face_w: g.face_w() as $t,
@@ -525,8 +321,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                         last_w: g.last_w as $t,
                         last_h: g.last_h as $t,
                         face_w: g.face_w() as $t,
@@ -541,8 +335,6 @@ macro_rules! launches {
                         bc: g.bc as $t,
                         w: g.w as i32,
                         h: g.h as i32,
-                        x0: 0,
-                        y0: 0,
                         last_w: g.last_w as $t,
                         last_h: g.last_h as $t,
                         face_w: g.face_w() as $t,
@@ -556,8 +348,6 @@ macro_rules! launches {
                         keep: 1.0,
                         cw: coarse.width() as i32,
                         ch: coarse.height() as i32,
-                        x0: 0,
-                        y0: 0,
                     }
                     .ir()?,
                     $m::Fill { value: 0.0 }.ir()?,
