@@ -171,6 +171,37 @@ impl ExpForms {
     }
 }
 
+/// Range weights of other squares, each squared and weighted in one
+/// pass: of a sum scaled by a parameter large enough that many weights
+/// leave the normal range (down to subnormal and zero), and of a
+/// product, negated and times the mask's coefficient.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct SquareForms {
+    input: Accessor<f32>,
+    spatial: Mask<f32>,
+    k: f32,
+}
+
+#[kernel_body]
+impl SquareForms {
+    fn kernel(&self) -> f32 {
+        let c = self.input();
+        let mut num = 0.0f32;
+        let mut den = 0.0f32;
+        iterate(&self.spatial, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let s = v + c;
+            let w1 = (s * s * self.k).exp();
+            let q = v * c;
+            let w2 = self.spatial.at(dx, dy) * (-(q * q)).exp();
+            num += w1 * v + w2 * v;
+            den += w1 + w2;
+        });
+        num / den
+    }
+}
+
 /// A `w x h` mask of positive spatial weights, largest at the centre.
 fn spatial(w: usize, h: usize) -> Mask<f32> {
     let values = (0..w * h)
@@ -322,6 +353,23 @@ fn every_form_of_a_range_weight_matches_the_evaluator() {
                     k: -20.0,
                 };
                 check(&format!("{mw}x{mh} exp forms, mode {mode}"), &k, w, h, 64.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn range_weights_of_squared_sums_and_products_match_the_evaluator() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 19);
+        for mode in 0..5 {
+            for (mw, mh) in [(5, 5), (3, 9), (13, 13)] {
+                let k = SquareForms {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    spatial: spatial(mw, mh),
+                    k: -40.0,
+                };
+                check(&format!("{mw}x{mh} squares, mode {mode}"), &k, w, h, 64.0);
             }
         }
     }

@@ -48,8 +48,8 @@
 //! direct path) over the block, each tap's assignments written back to the
 //! variables' rows. Chains of the body whose intermediate values nothing
 //! else reads (a squared difference, `exp` of a scaled or negated value
-//! times a scalar, an update by a product) run as one pass each
-//! ([`fuse`]). Without `exp` each pixel runs the same f32 operations in
+//! or square times a scalar, an update by a product) run as one pass each
+//! ([`fuse`]): a Gaussian range weight `k · exp(-(v - c)² · s)` is one. Without `exp` each pixel runs the same f32 operations in
 //! the same order: the same bits as the direct path. `exp` runs as a
 //! vectorised polynomial within 2 ulp of `f32::exp` ([`super::exp`]): a
 //! bilateral weight then moves by about 3 ε relative, its weighted mean by
@@ -109,7 +109,7 @@ enum Op {
     /// `s` negated where `neg`: a chain of an `iterate` body fused into
     /// one pass ([`fuse`]).
     ExpScaled {
-        a: usize,
+        a: fuse::Arg,
         neg: bool,
         s: Option<usize>,
         k: Option<usize>,
@@ -327,7 +327,7 @@ fn operands(op: &Op) -> Vec<usize> {
         Op::Neg(a) | Op::Abs(a) | Op::Sqrt(a) | Op::Exp(a) | Op::Copy(a) => vec![a],
         Op::Bin(_, a, b) => vec![a, b],
         Op::MulAdd(a, b, c) => vec![a, b, c],
-        Op::ExpScaled { a, s, k, .. } => [Some(a), s, k].into_iter().flatten().collect(),
+        Op::ExpScaled { a, s, k, .. } => a.rows().into_iter().chain(s).chain(k).collect(),
         Op::Square(_, a, b) => vec![a, b],
         _ => Vec::new(),
     }
@@ -1181,7 +1181,11 @@ fn eval(
                 // `(-a) · s` is `a · (-s)` exactly: rounding is symmetric.
                 let s = s.and_then(scalar).unwrap_or(1.0);
                 let k = k.and_then(scalar).unwrap_or(1.0);
-                exp_scaled_row(r(a), if neg { -s } else { s }, k, out)
+                let s = if neg { -s } else { s };
+                match a {
+                    fuse::Arg::Row(a) => exp_scaled_row(r(a), s, k, out),
+                    fuse::Arg::Square(op, a, b) => fuse::exp_square(r(a), r(b), op, s, k, out),
+                }
             }
             Op::Square(op, a, b) => fuse::square(r(a), r(b), out, op),
             Op::Bin(op, a, b) => match (scalar(a), scalar(b)) {

@@ -9,8 +9,10 @@
 //!
 //! - `(a op b) · (a op b)` of one binary step: [`Op::Square`];
 //! - `exp` of a product with a scalar (a constant, parameter or mask
-//!   coefficient), of a negation, or both, and a product of the `exp` with
-//!   a scalar: [`Op::ExpScaled`];
+//!   coefficient), of a negation, or both, of a square `(a op b)²` (alone
+//!   or so scaled or negated: a Gaussian range weight), and a product of
+//!   the `exp` with a scalar: [`Op::ExpScaled`], whose [`Arg`] says which
+//!   row it takes `exp` of;
 //! - an in-place update `v op= a · b` of two rows: the product formed in
 //!   the update's pass ([`Update::product`]).
 //!
@@ -19,7 +21,28 @@
 //! factor negates the product exactly, and products commute exactly).
 
 use super::{operands, scalar_op, Bin, Op, Side, Tape, Update};
+use crate::cpu::exp::exp_each;
 use crate::cpu::simd::dispatch;
+
+/// The row an [`Op::ExpScaled`] scales and takes `exp` of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Arg {
+    /// Step `a`'s row.
+    Row(usize),
+    /// `(a op b)²` of two rows, formed in the `exp`'s pass: a squared
+    /// difference and its Gaussian weight in one pass, no row between.
+    Square(Bin, usize, usize),
+}
+
+impl Arg {
+    /// The steps whose rows the argument reads.
+    pub(super) fn rows(self) -> Vec<usize> {
+        match self {
+            Arg::Row(a) => vec![a],
+            Arg::Square(_, a, b) => vec![a, b],
+        }
+    }
+}
 
 /// Fuses the chains of `tape` (an `iterate` body with its `skip` steps,
 /// in-place `updates` and `carried` copies) described in the module
@@ -65,25 +88,32 @@ pub(super) fn chains(
                 }
             }
             Op::Exp(x) => {
-                let (mut a, mut neg, mut s) = (x, false, None);
+                // `a`: the row reached so far, read by step `by` alone.
+                let (mut a, mut by, mut neg, mut s) = (x, i, false, None);
                 let mut absorbed = Vec::new();
                 if let Some((f, sc)) = scalar_product(tape, x) {
                     if single(tape, skip, x, i) {
                         absorbed.push(x);
-                        (a, s) = (f, Some(sc));
+                        (a, by, s) = (f, x, Some(sc));
                     }
                 }
                 if let Op::Neg(y) = tape.ops[a] {
-                    let by = if s.is_some() { x } else { i };
                     if single(tape, skip, a, by) {
                         absorbed.push(a);
-                        (a, neg) = (y, true);
+                        (a, by, neg) = (y, a, true);
                     }
                 }
+                let arg = match tape.ops[a] {
+                    Op::Square(op, p, q) if single(tape, skip, a, by) => {
+                        absorbed.push(a);
+                        Arg::Square(op, p, q)
+                    }
+                    _ => Arg::Row(a),
+                };
                 for j in absorbed {
                     skip[j] = true;
                 }
-                let fused = |k| Op::ExpScaled { a, neg, s, k };
+                let fused = |k| Op::ExpScaled { a: arg, neg, s, k };
                 // A product of the `exp` with a scalar takes the `exp`'s
                 // place.
                 let post = match readers(tape, skip, updates, i).as_slice() {
@@ -151,6 +181,24 @@ dispatch! {
 }
 
 dispatch! {
+    /// `out = exp((a op b)² · s) · k`, compiled for AVX2 where the CPU has
+    /// it: [`square`]'s value and [`crate::cpu::exp::exp_scaled_row`]'s of
+    /// it in one pass (the same bits as the two).
+    pub(super) fn exp_square<>(a: &[f32], b: &[f32], op: Bin, s: f32, k: f32, out: &mut [f32]) {
+        let it = a.iter().zip(b);
+        let sq = |d: f32| d * d * s;
+        match op {
+            Bin::Add => exp_each(it.map(|(&a, &b)| sq(a + b)), k, out),
+            Bin::Sub => exp_each(it.map(|(&a, &b)| sq(a - b)), k, out),
+            Bin::Mul => exp_each(it.map(|(&a, &b)| sq(a * b)), k, out),
+            Bin::Div => exp_each(it.map(|(&a, &b)| sq(a / b)), k, out),
+            Bin::Min => exp_each(it.map(|(&a, &b)| sq(a.min(b))), k, out),
+            Bin::Max => exp_each(it.map(|(&a, &b)| sq(a.max(b))), k, out),
+        }
+    }
+}
+
+dispatch! {
     /// `v = v op (a · b)` (`side` left) or `v = (a · b) op v`, compiled for
     /// AVX2 where the CPU has it: the values of the product step and
     /// [`super::update`] (sums and products commute exactly).
@@ -167,6 +215,38 @@ dispatch! {
             (Bin::Min, Side::Right) => it.for_each(|(v, (&a, &b))| *v = (a * b).min(*v)),
             (Bin::Max, Side::Left) => it.for_each(|(v, (&a, &b))| *v = v.max(a * b)),
             (Bin::Max, Side::Right) => it.for_each(|(v, (&a, &b))| *v = (a * b).max(*v)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::exp::exp_scaled_row;
+
+    /// The fused square and `exp` against [`square`] then
+    /// [`exp_scaled_row`], on operands whose scaled squares span normal,
+    /// subnormal, overflowing and NaN results, for every binary op.
+    #[test]
+    fn exp_of_a_square_gives_the_bits_of_the_two_passes() {
+        let a: Vec<f32> = (0..517).map(|i| (i as f32 * 0.37).sin() * 14.0).collect();
+        let mut b: Vec<f32> = (0..517).map(|i| (i as f32 * 0.11).cos() * 3.0).collect();
+        b[7] = f32::NAN;
+        b[8] = f32::INFINITY;
+        b[9] = 0.0;
+        let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div, Bin::Min, Bin::Max];
+        for op in ops {
+            for (s, k) in [(-0.5, 1.0), (-50.0, 0.25), (0.4, -3.0), (-1.0e-3, 2.0)] {
+                let mut got = vec![0.0; a.len()];
+                exp_square(&a, &b, op, s, k, &mut got);
+                let mut sq = vec![0.0; a.len()];
+                square(&a, &b, &mut sq, op);
+                let mut want = vec![0.0; a.len()];
+                exp_scaled_row(&sq, s, k, &mut want);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "{op:?} lane {i}, s {s}, k {k}");
+                }
+            }
         }
     }
 }
