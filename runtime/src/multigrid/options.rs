@@ -98,6 +98,9 @@ pub enum MultigridError {
 /// use hipacc::multigrid::{CycleKind, CycleOptions, Smoother};
 /// let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
 /// assert!(opts.validate(6).is_ok());
+/// // The same cycle, its sweeps blocked in time on the CPU: the same result.
+/// let blocked = opts.clone().blocked(true);
+/// assert!(blocked.blocked && blocked.validate(6).is_ok());
 /// let bad = CycleOptions::new(CycleKind::V, Smoother::Jacobi { omega: 2.5 }, 2, 2);
 /// assert!(bad.validate(6).is_err());
 /// ```
