@@ -46,6 +46,15 @@ impl VcycleRun {
         self
     }
 
+    /// With the smoothing sweeps blocked in time on the CPU (see
+    /// [`CycleOptions::blocked`]). Its launches move fewer bytes than
+    /// [`trace_bytes`] counts for the unblocked cycle: that count stays
+    /// the bound it is measured against (one pass per kernel).
+    pub fn with_blocked(mut self, blocked: bool) -> VcycleRun {
+        self.opts = self.opts.blocked(blocked);
+        self
+    }
+
     /// One cycle; its trace.
     pub fn cycle(&self) -> Result<Trace> {
         self.problem.cycle(&self.device, &self.opts)

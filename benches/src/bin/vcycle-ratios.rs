@@ -1,9 +1,11 @@
 //! `vcycle-ratios`: one V(2,2) Jacobi cycle on 2048x2048 f32 (6 levels),
-//! fused and unfused, and fused with every launch parallel (no
-//! single-threaded path for small levels), alternating with the STREAM
-//! triad; prints ms per cycle, the finest level's share and the ratio to
-//! the bandwidth bound (bytes the kernels must move / triad bandwidth of the
-//! same run).
+//! fused and unfused, fused with every launch parallel (no
+//! single-threaded path for small levels), and fused with the sweeps
+//! blocked in time, alternating with the STREAM triad; prints ms per
+//! cycle, the finest level's share and the ratio to the bandwidth bound
+//! (bytes the kernels must move / triad bandwidth of the same run). The
+//! blocked cycle is measured against the fused cycle's bound, one pass
+//! per kernel: below 1, it moves less than that.
 //!
 //! ```text
 //! cargo run --release -p hipacc-benches --bin vcycle-ratios [-- --rounds N]
@@ -54,12 +56,29 @@ fn run() -> Result<()> {
             "fused, no serial",
             VcycleRun::new(Device::cpu_serial_below(0), true)?,
         ),
+        (
+            "fused, blocked",
+            VcycleRun::new(Device::cpu(), true)?.with_blocked(true),
+        ),
     ];
     triad.run(3.0);
+    // The blocked cycle's bound is the fused one's (its twin unblocked).
     let bytes: Vec<u64> = runs
         .iter()
         .map(|(_, r)| Ok(trace_bytes(&r.cycle()?)))
         .collect::<Result<_>>()?;
+    let fused_bytes = bytes[1];
+    let bytes: Vec<u64> = runs
+        .iter()
+        .zip(bytes)
+        .map(|((name, _), b)| {
+            if name.ends_with("blocked") {
+                fused_bytes
+            } else {
+                b
+            }
+        })
+        .collect();
     let mut triad_ms = Vec::new();
     let mut cycle_ms = vec![Vec::new(); runs.len()];
     let mut finest_ms = vec![Vec::new(); runs.len()];

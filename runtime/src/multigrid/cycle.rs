@@ -7,8 +7,9 @@
 //! multigrid recurses once as full multigrid and then runs its cycles at
 //! its own level, each recursing as that cycle.
 
+use super::blocked;
 use super::graph::Recorder;
-use super::options::{CycleKind, CycleOptions, Smoother};
+use super::options::{CycleKind, CycleOptions};
 use super::real::Real;
 use super::Poisson;
 use crate::{traverse, Device, Result, Trace, Traversal};
@@ -64,9 +65,9 @@ pub(crate) fn run<T: Real>(
 
 /// The solution and scratch images of a level and which holds the current
 /// solution.
-struct PingPong<T: Real> {
-    cur: Image<T>,
-    spare: Image<T>,
+pub(super) struct PingPong<T: Real> {
+    pub(super) cur: Image<T>,
+    pub(super) spare: Image<T>,
     in_scratch: bool,
 }
 
@@ -94,7 +95,7 @@ pub(crate) fn coarse_solve<T: Real>(p: &Poisson<T>) -> Result<()> {
 
 impl<T: Real> PingPong<T> {
     /// After a launch that wrote `spare`.
-    fn flip(&mut self) {
+    pub(super) fn flip(&mut self) {
         std::mem::swap(&mut self.cur, &mut self.spare);
         self.in_scratch = !self.in_scratch;
     }
@@ -132,20 +133,31 @@ impl<T: Real> Ctx<'_, T> {
         Ok(())
     }
 
-    fn smooth(&self, t: &Traversal<'_>, s: &mut PingPong<T>, sweeps: usize) -> Result<()> {
+    /// `sweeps` sweeps, after the coarse-grid correction by `correction`
+    /// (the coarser level's solution) when given; blocked in time where
+    /// the options ask for it and [`blocked::applies`].
+    fn smooth(
+        &self,
+        t: &Traversal<'_>,
+        s: &mut PingPong<T>,
+        correction: Option<&Image<T>>,
+        sweeps: usize,
+    ) -> Result<()> {
         let g = self.p.grid(t.level())?;
         let f = t.image(&self.p.f, 0)?;
-        for _ in 0..sweeps {
-            match self.opts.smoother {
-                Smoother::Jacobi { omega } => {
-                    T::smooth(self.dev, g, &s.cur, &f, &s.spare, omega, -1)?;
-                    s.flip();
-                }
-                Smoother::RedBlack => {
-                    T::smooth(self.dev, g, &s.cur, &f, &s.spare, 1.0, 0)?;
-                    T::smooth(self.dev, g, &s.spare, &f, &s.cur, 1.0, 1)?;
-                }
-            }
+        let steps = blocked::steps(self.opts.smoother, sweeps);
+        if self.opts.blocked && self.rec.is_none() && blocked::applies(self.dev, g) {
+            let correction = correction.map(|e| (g.bc, e));
+            let scratch = &self.p.blocked;
+            return blocked::smooth(scratch, self.dev, g, t.level(), &f, correction, &steps, s);
+        }
+        if let Some(e) = correction {
+            T::prolong(self.dev, g.bc, 1.0, &s.cur, e, &s.spare)?;
+            s.flip();
+        }
+        for (omega, colour) in steps {
+            T::smooth(self.dev, g, &s.cur, &f, &s.spare, omega, colour)?;
+            s.flip();
         }
         Ok(())
     }
@@ -159,7 +171,7 @@ impl<T: Real> Ctx<'_, T> {
             },
             None => {
                 let mut s = self.images(t)?;
-                self.smooth(t, &mut s, self.opts.coarse_sweeps)?;
+                self.smooth(t, &mut s, None, self.opts.coarse_sweeps)?;
                 self.settle(t, &s)
             }
         }
@@ -173,7 +185,7 @@ impl<T: Real> Ctx<'_, T> {
         let (pre, post) = self.opts.sweeps(t.level());
         let g = self.p.grid(t.level())?;
         let mut s = self.images(t)?;
-        self.smooth(t, &mut s, pre)?;
+        self.smooth(t, &mut s, None, pre)?;
         let f = t.image(&self.p.f, 0)?;
         let coarse_f = t.image(&self.p.f, 1)?;
         if self.opts.fused {
@@ -201,9 +213,7 @@ impl<T: Real> Ctx<'_, T> {
             }
         }
         let e = t.image(&self.p.u, 1)?;
-        T::prolong(self.dev, g.bc, 1.0, &s.cur, &e, &s.spare)?;
-        s.flip();
-        self.smooth(t, &mut s, post)?;
+        self.smooth(t, &mut s, Some(&e), post)?;
         self.settle(t, &s)
     }
 

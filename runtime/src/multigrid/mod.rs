@@ -104,6 +104,7 @@
 //! # Ok::<(), hipacc::Error>(())
 //! ```
 
+mod blocked;
 mod coarse;
 mod cycle;
 mod graph;
@@ -135,6 +136,8 @@ pub struct Poisson<T: Real> {
     coarse: OnceLock<Option<CoarseSolver>>,
     /// Cycles recorded for replay.
     replays: graph::Replays,
+    /// Intermediates of the blocked sweeps.
+    blocked: blocked::Scratch<T>,
 }
 
 /// What [`Poisson::solve`] did.
@@ -180,6 +183,7 @@ impl<T: Real> Poisson<T> {
             spacing,
             coarse: OnceLock::new(),
             replays: graph::Replays::default(),
+            blocked: blocked::Scratch::default(),
         })
     }
 

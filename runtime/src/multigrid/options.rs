@@ -98,6 +98,9 @@ pub enum MultigridError {
 /// use hipacc::multigrid::{CycleKind, CycleOptions, Smoother};
 /// let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
 /// assert!(opts.validate(6).is_ok());
+/// // The same cycle, its sweeps blocked in time on the CPU: the same result.
+/// let blocked = opts.clone().blocked(true);
+/// assert!(blocked.blocked && blocked.validate(6).is_ok());
 /// let bad = CycleOptions::new(CycleKind::V, Smoother::Jacobi { omega: 2.5 }, 2, 2);
 /// assert!(bad.validate(6).is_err());
 /// ```
@@ -126,11 +129,19 @@ pub struct CycleOptions {
     /// longer than the kernels. On every backend, the CPU's included; no
     /// effect on full multigrid.
     pub graph: bool,
+    /// Run the smoothing sweeps of a level blocked in time on the CPU: the
+    /// pre-smoothing sweeps as one [`crate::pipeline::Pipeline`], and the
+    /// coarse-grid correction with the post-smoothing sweeps as another,
+    /// each computed per row strip in cache. The
+    /// same result, bit for bit; fewer passes over memory on the large
+    /// levels. Other devices, and cycles recorded for replay
+    /// ([`Self::graph`]), run the sweeps one launch each.
+    pub blocked: bool,
 }
 
 impl CycleOptions {
     /// `kind(pre, post)` with `smoother`, unfused, 64 coarse sweeps,
-    /// plain launches.
+    /// plain launches, unblocked.
     pub fn new(kind: CycleKind, smoother: Smoother, pre: usize, post: usize) -> CycleOptions {
         CycleOptions {
             kind,
@@ -141,7 +152,15 @@ impl CycleOptions {
             fused: false,
             coarse_sweeps: 64,
             graph: false,
+            blocked: false,
         }
+    }
+
+    /// With the sweeps blocked in time on the CPU (or not); see
+    /// [`Self::blocked`].
+    pub fn blocked(mut self, blocked: bool) -> CycleOptions {
+        self.blocked = blocked;
+        self
     }
 
     /// With cycles recorded and replayed (or not); see [`Self::graph`].

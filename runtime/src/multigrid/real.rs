@@ -1,5 +1,6 @@
 //! The precisions the solver runs in, and the launches of its kernels.
 
+use super::blocked;
 use super::kernels::{k32, k64};
 use crate::cpu::replay::Record;
 use crate::prelude::*;
@@ -86,6 +87,14 @@ pub(crate) mod sealed {
             omega: f64,
             colour: i32,
         ) -> Result<()>;
+        /// Runs `chain`'s correction and sweeps over grid `g` with
+        /// right-hand side `f` as one pipeline.
+        fn smooth_chain(
+            d: &Device,
+            g: Grid,
+            f: &Image<Self>,
+            chain: &blocked::Chain<'_, Self>,
+        ) -> Result<()>;
         fn residual(
             d: &Device,
             g: Grid,
@@ -129,29 +138,25 @@ fn ghost_sign(bc: f64) -> f64 {
 
 macro_rules! launches {
     ($t:ident, $m:ident) => {
-        impl sealed::Launch for $t {
-            fn smooth(
-                d: &Device,
-                g: Grid,
-                u: &Image<$t>,
-                f: &Image<$t>,
-                out: &Image<$t>,
-                omega: f64,
-                colour: i32,
-            ) -> Result<()> {
-                if g.equal_cells() {
-                    return $m::Smooth {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        omega: omega as $t,
-                        h2: g.h2 as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                        colour,
-                    }
-                    .launch(d, IterationSpace::full(out));
+        impl $m::Smooth {
+            /// A sweep (or half-sweep) over grid `g` reading `u` and `f`.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>, omega: f64, colour: i32) -> Self {
+                $m::Smooth {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    omega: omega as $t,
+                    h2: g.h2 as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    colour,
                 }
+            }
+        }
+
+        impl $m::SmoothCells {
+            /// [`$m::Smooth::on_grid`] on a grid of unequal cells.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>, omega: f64, colour: i32) -> Self {
                 $m::SmoothCells {
                     u: sol(u),
                     f: Accessor::new(f),
@@ -166,7 +171,57 @@ macro_rules! launches {
                     face_h: g.face_h() as $t,
                     colour,
                 }
-                .launch(d, IterationSpace::full(out))
+            }
+        }
+
+        impl $m::ProlongAdd {
+            /// `keep · u + P e` with the ghost sign of boundary `bc`.
+            fn on_grid(bc: f64, keep: f64, u: &Image<$t>, e: &Image<$t>) -> Self {
+                $m::ProlongAdd {
+                    u: Accessor::new(u),
+                    e: clamped(e),
+                    sign: ghost_sign(bc) as $t,
+                    keep: keep as $t,
+                    cw: e.width() as i32,
+                    ch: e.height() as i32,
+                }
+            }
+        }
+
+        impl sealed::Launch for $t {
+            fn smooth(
+                d: &Device,
+                g: Grid,
+                u: &Image<$t>,
+                f: &Image<$t>,
+                out: &Image<$t>,
+                omega: f64,
+                colour: i32,
+            ) -> Result<()> {
+                if g.equal_cells() {
+                    return $m::Smooth::on_grid(g, u, f, omega, colour)
+                        .launch(d, IterationSpace::full(out));
+                }
+                $m::SmoothCells::on_grid(g, u, f, omega, colour)
+                    .launch(d, IterationSpace::full(out))
+            }
+            fn smooth_chain(
+                d: &Device,
+                g: Grid,
+                f: &Image<$t>,
+                chain: &blocked::Chain<'_, $t>,
+            ) -> Result<()> {
+                let correction = chain
+                    .correction
+                    .map(|(bc, e)| $m::ProlongAdd::on_grid(bc, 1.0, chain.input, e));
+                if g.equal_cells() {
+                    return blocked::run(d, chain, correction, |u, (omega, colour)| {
+                        $m::Smooth::on_grid(g, u, f, omega, colour)
+                    });
+                }
+                blocked::run(d, chain, correction, |u, (omega, colour)| {
+                    $m::SmoothCells::on_grid(g, u, f, omega, colour)
+                })
             }
             fn residual(
                 d: &Device,
@@ -243,15 +298,7 @@ macro_rules! launches {
                 e: &Image<$t>,
                 out: &Image<$t>,
             ) -> Result<()> {
-                $m::ProlongAdd {
-                    u: Accessor::new(u),
-                    e: clamped(e),
-                    sign: ghost_sign(bc) as $t,
-                    keep: keep as $t,
-                    cw: e.width() as i32,
-                    ch: e.height() as i32,
-                }
-                .launch(d, IterationSpace::full(out))
+                $m::ProlongAdd::on_grid(bc, keep, u, e).launch(d, IterationSpace::full(out))
             }
             fn fill(d: &Device, value: f64, out: &Image<$t>) -> Result<()> {
                 $m::Fill { value: value as $t }.launch(d, IterationSpace::full(out))
@@ -270,17 +317,7 @@ macro_rules! launches {
             ) -> Result<Vec<hipacc_core::ir::Kernel>> {
                 let (u, f) = (fine, fine);
                 Ok(vec![
-                    $m::Smooth {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        omega: 0.8,
-                        h2: g.h2 as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                        colour: -1,
-                    }
-                    .ir()?,
+                    $m::Smooth::on_grid(g, u, f, 0.8, -1).ir()?,
                     $m::Residual {
                         u: sol(u),
                         f: Accessor::new(f),
@@ -299,21 +336,7 @@ macro_rules! launches {
                         h: g.h as i32,
                     }
                     .ir()?,
-                    $m::SmoothCells {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        omega: 0.8,
-                        h2: g.h2 as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                        last_w: g.last_w as $t,
-                        last_h: g.last_h as $t,
-                        face_w: g.face_w() as $t,
-                        face_h: g.face_h() as $t,
-                        colour: -1,
-                    }
-                    .ir()?,
+                    $m::SmoothCells::on_grid(g, u, f, 0.8, -1).ir()?,
                     $m::ResidualCells {
                         u: sol(u),
                         f: Accessor::new(f),
@@ -341,15 +364,7 @@ macro_rules! launches {
                         face_h: g.face_h() as $t,
                     }
                     .ir()?,
-                    $m::ProlongAdd {
-                        u: Accessor::new(u),
-                        e: clamped(coarse),
-                        sign: ghost_sign(g.bc) as $t,
-                        keep: 1.0,
-                        cw: coarse.width() as i32,
-                        ch: coarse.height() as i32,
-                    }
-                    .ir()?,
+                    $m::ProlongAdd::on_grid(g.bc, 1.0, u, coarse).ir()?,
                     $m::Fill { value: 0.0 }.ir()?,
                     $m::Offset {
                         input: Accessor::new(fine),

@@ -343,3 +343,101 @@ fn odd_sizes_converge_as_fast_as_even_ones() {
         assert!(rate <= 0.03, "{w}x{h}: {rate} per cycle: {r:?}");
     }
 }
+
+/// Two cycles of `opts` from the same random guess, blocked and not:
+/// the solutions, and whether the blocked cycles ran blocked launches at
+/// a level of unequal cells.
+fn blocked_and_unblocked(
+    w: usize,
+    h: usize,
+    bc: Bc,
+    opts: &CycleOptions,
+) -> (Vec<f32>, Vec<f32>, Vec<usize>) {
+    let dev = Device::cpu();
+    let run = |blocked: bool| {
+        let levels = Poisson::<f32>::default_levels(w, h, bc);
+        let p = Poisson::<f32>::new(w, h, levels, bc, 1.0 / w as f64).expect("problem");
+        fill_rhs(bc, &p.rhs()).expect("rhs");
+        super::manufactured::random_guess(&p.solution(), 5).expect("guess");
+        let opts = opts.clone().blocked(blocked);
+        let mut levels = Vec::new();
+        for _ in 0..2 {
+            let trace = p.cycle(&dev, &opts).expect("cycle");
+            levels.extend(
+                trace
+                    .launches()
+                    .filter(|l| l.kernel.ends_with("(blocked)"))
+                    .map(|l| l.level),
+            );
+        }
+        (p.solution().to_vec().expect("solution"), levels)
+    };
+    let (plain, none) = run(false);
+    assert!(none.is_empty(), "{opts:?}: blocked launches unasked");
+    let (blocked, levels) = run(true);
+    (plain, blocked, levels)
+}
+
+#[test]
+fn blocked_cycles_equal_unblocked_ones_bit_for_bit() {
+    // 723x363: odd, so level 1 (362x182) has narrower last cells and is
+    // still large enough to run blocked; 520x264 halves evenly.
+    let grids = [(723, 363, Bc::Neumann), (520, 264, Bc::Dirichlet)];
+    let cycles = [
+        CycleOptions::new(CycleKind::V, JACOBI, 2, 2).fused(true),
+        CycleOptions::new(CycleKind::W, JACOBI, 1, 3),
+        CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 1).fused(true),
+        // Seven stages after the correction: split into two pipelines.
+        CycleOptions::new(CycleKind::W, Smoother::RedBlack, 3, 3),
+        CycleOptions::new(CycleKind::F, Smoother::RedBlack, 0, 2),
+    ];
+    for (w, h, bc) in grids {
+        for opts in &cycles {
+            let (plain, blocked, levels) = blocked_and_unblocked(w, h, bc, opts);
+            assert!(
+                levels.contains(&0),
+                "{w}x{h} {opts:?}: finest level not blocked"
+            );
+            if w % 2 == 1 {
+                assert!(levels.contains(&1), "{w}x{h} {opts:?}: level 1 not blocked");
+            }
+            let differ = plain
+                .iter()
+                .zip(&blocked)
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            assert_eq!(differ, 0, "{w}x{h} {bc:?} {opts:?}: {differ} cells differ");
+        }
+    }
+}
+
+#[test]
+fn small_levels_and_recorded_cycles_run_unblocked() {
+    // 131x71 and 257x129: every level below the blocked size.
+    for (w, h) in [(131, 71), (257, 129)] {
+        let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
+        let (plain, blocked, levels) = blocked_and_unblocked(w, h, Bc::Neumann, &opts);
+        assert!(levels.is_empty(), "{w}x{h}: blocked at levels {levels:?}");
+        assert_eq!(plain, blocked, "{w}x{h}");
+    }
+    // A recorded cycle keeps single launches.
+    let opts = CycleOptions::new(CycleKind::V, JACOBI, 2, 2).graph(true);
+    let (plain, blocked, levels) = blocked_and_unblocked(520, 264, Bc::Dirichlet, &opts);
+    assert!(levels.is_empty(), "recorded: blocked at levels {levels:?}");
+    assert_eq!(plain, blocked);
+}
+
+#[test]
+fn blocked_full_multigrid_equals_unblocked() {
+    let (w, h, bc) = (723, 363, Bc::Neumann);
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2).fused(true);
+    let run = |blocked: bool| {
+        let levels = Poisson::<f32>::default_levels(w, h, bc);
+        let p = Poisson::<f32>::new(w, h, levels, bc, 1.0 / w as f64).expect("problem");
+        fill_rhs(bc, &p.rhs()).expect("rhs");
+        p.fmg(&Device::cpu(), &opts.clone().blocked(blocked), 1)
+            .expect("fmg");
+        p.solution().to_vec().expect("solution")
+    };
+    assert_eq!(run(false), run(true));
+}
