@@ -12,7 +12,8 @@
 //!    slots, see [`plan`]) and computes the [`interior`]: the rectangle of
 //!    output pixels whose reads all stay inside every accessor's region;
 //! 3. runs a kernel whose body is one convolution with a rank-1 mask, or
-//!    one sum over a whole domain (a box), possibly times a factor, as two
+//!    one sum, minimum or maximum over a whole domain (a box, an erosion, a
+//!    dilation), possibly times a factor, as two
 //!    one-dimensional passes ([`separable`]) and returns, unless the launch
 //!    is small; a body whose weighted window sums all have rank-1 masks
 //!    (and whose other reads are at offset 0) runs its sums in two passes
