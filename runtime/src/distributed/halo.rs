@@ -201,20 +201,21 @@ pub(crate) fn plan<T: Pixel>(
     })
 }
 
+/// An exchange's communicator, receive buffers and send buffers (with
+/// their ranks), as bytes.
+pub(crate) type Buffers<'b> = (
+    &'b mpi::topology::SimpleCommunicator,
+    Vec<(usize, &'b mut [u8])>,
+    Vec<(usize, &'b [u8])>,
+);
+
 /// An exchange whose messages [`in_flight`] posts, whatever its pixel type.
 pub(crate) trait InFlight {
     /// Messages this rank receives and sends.
     fn messages(&self) -> usize;
     /// The communicator, the receive buffers and the send buffers, with
     /// their ranks.
-    #[allow(clippy::type_complexity)]
-    fn buffers(
-        &mut self,
-    ) -> (
-        &mpi::topology::SimpleCommunicator,
-        Vec<(usize, &mut [u8])>,
-        Vec<(usize, &[u8])>,
-    );
+    fn buffers(&mut self) -> Buffers<'_>;
     /// Writes the received pixels, the local copies and the constants into
     /// the halo (after [`in_flight`]).
     fn finish(self: Box<Self>) -> DistResult<ExchangeStats>;
@@ -225,13 +226,7 @@ impl<T: Pixel> InFlight for Pending<T> {
         self.sends.len() + self.received.len()
     }
 
-    fn buffers(
-        &mut self,
-    ) -> (
-        &mpi::topology::SimpleCommunicator,
-        Vec<(usize, &mut [u8])>,
-        Vec<(usize, &[u8])>,
-    ) {
+    fn buffers(&mut self) -> Buffers<'_> {
         let recvs = self
             .received
             .iter_mut()

@@ -38,12 +38,16 @@ enum Part {
     Copied,
 }
 
+/// One launch of a part: how, the local pixel it starts at, and the
+/// rectangle of the block it computes.
+type Launch = (Part, (usize, usize), Rect);
+
 /// The launches that compute a `w x h` block at `(h0, h0)` of its local
 /// image (halo `h0`) for a kernel reaching `fp`, in order: the interior
 /// first (while the halo is in flight), then the border strips. Each is
 /// `(part, start, rectangle)`; empty rectangles are left out. `None` when
 /// the block has no interior.
-fn plan(fp: Footprint, h0: usize, w: usize, h: usize) -> Option<Vec<(Part, (usize, usize), Rect)>> {
+fn plan(fp: Footprint, h0: usize, w: usize, h: usize) -> Option<Vec<Launch>> {
     let (l, t) = ((-fp.min_dx).max(0) as usize, (-fp.min_dy).max(0) as usize);
     let (r, b) = (fp.max_dx.max(0) as usize, fp.max_dy.max(0) as usize);
     if w <= l + r || h <= t + b {
@@ -167,7 +171,7 @@ pub(super) fn launch<'a, K: Kernel>(
 mod tests {
     use super::*;
 
-    fn cover(parts: &[(Part, (usize, usize), Rect)], w: usize, h: usize, h0: usize) -> Vec<u32> {
+    fn cover(parts: &[Launch], w: usize, h: usize, h0: usize) -> Vec<u32> {
         let mut n = vec![0u32; w * h];
         for (_, _, r) in parts {
             for y in r.y..r.y + r.height {
