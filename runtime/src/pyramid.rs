@@ -91,6 +91,12 @@ pub enum PyramidError {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A process-unique pyramid id (shared by every kind of pyramid, so the
+/// ids a traversal binds never collide).
+pub(crate) fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 struct Shared<T: Pixel> {
     id: u64,
     width: usize,
@@ -159,7 +165,7 @@ impl<T: Pixel> Pyramid<T> {
         }
         Ok(Pyramid {
             shared: Arc::new(Shared {
-                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                id: next_id(),
                 width,
                 height,
                 depth,
@@ -277,7 +283,7 @@ impl<T: Pixel> Pyramid<T> {
     }
 }
 
-fn check_depth(width: usize, height: usize, depth: usize) -> Result<()> {
+pub(crate) fn check_depth(width: usize, height: usize, depth: usize) -> Result<()> {
     if depth == 0 {
         return Err(PyramidError::ZeroDepth.into());
     }

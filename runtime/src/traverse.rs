@@ -115,8 +115,14 @@ impl Traversal<'_> {
     /// The image of `pyramid` at `relative` levels from the current one
     /// (0 = current, -1 = finer, +1 = coarser).
     pub fn image<T: Pixel>(&self, pyramid: &Pyramid<T>, relative: i64) -> Result<Image<T>> {
-        if !self.run.ids.contains(&pyramid.id()) {
-            return Err(PyramidError::NotBound { id: pyramid.id() }.into());
+        pyramid.level(self.target(pyramid.id(), relative)?)
+    }
+
+    /// The absolute level `relative` levels from the current one of the
+    /// bound pyramid `id`: `NotBound` or `LevelOutside` otherwise.
+    pub(crate) fn target(&self, id: u64, relative: i64) -> Result<usize> {
+        if !self.run.ids.contains(&id) {
+            return Err(PyramidError::NotBound { id }.into());
         }
         let outside = || PyramidError::LevelOutside {
             relative,
@@ -128,7 +134,7 @@ impl Traversal<'_> {
             .and_then(|l| l.checked_add(relative))
             .filter(|l| (0..self.run.depth as i64).contains(l))
             .ok_or_else(outside)?;
-        pyramid.level(target as usize)
+        Ok(target as usize)
     }
 
     /// Runs the body once at the next coarser level (a V-cycle's descent).

@@ -16,15 +16,17 @@
 //! (edges, a red-black colour) take them from `Reads::origin`.
 //! Histograms and argmin/argmax equal the single-process ones exactly on
 //! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
-//! small to split are refused with one clear message.
+//! small to split are refused with one clear message, and that a rank
+//! failing to read its input stops every rank with its message
+//! (`distributed::all_ok`).
+
+mod mpi_support;
 
 use hipacc::distributed::mpi::traits::*;
 use hipacc::distributed::{self, DistError, DistImage, Grid};
 use hipacc::prelude::*;
-use std::process::Command;
+use mpi_support::{mpirun, pattern, rank_counts, rank_mode, Checker};
 use std::rc::Rc;
-
-const MODE_ENV: &str = "HIPACC_DIST_TEST_MODE";
 const PASSED: &str = "distributed checks passed:";
 
 #[derive(Kernel)]
@@ -256,62 +258,6 @@ fn boundaries() -> Vec<Boundary<f32>> {
 fn mask() -> Mask<f32> {
     let c: Vec<f32> = (0..25).map(|i| 1.0 / (1.0 + (i * 7 % 11) as f32)).collect();
     Mask::from_vec(5, 5, c).expect("mask")
-}
-
-fn pattern(seed: u32) -> impl Fn(usize, usize) -> f32 {
-    move |x, y| {
-        let h = (x as u32).wrapping_mul(2654435761) ^ (y as u32).wrapping_mul(40503) ^ seed;
-        (h % 1000) as f32 / 37.0 - 9.0
-    }
-}
-
-struct Checker<'w> {
-    world: &'w hipacc::distributed::mpi::topology::SimpleCommunicator,
-    checks: usize,
-}
-
-impl Checker<'_> {
-    /// Rank 0 compares the gathered result with the reference bit for bit.
-    fn same(&mut self, what: &str, expected: &Image<f32>, got: &DistImage<f32>) {
-        let gathered = got.gather(0).expect("gather");
-        if let Some(g) = gathered {
-            let (e, g) = (expected.to_vec().expect("read"), g.to_vec().expect("read"));
-            if let Some(i) = (0..e.len()).find(|&i| e[i].to_bits() != g[i].to_bits()) {
-                let w = expected.width();
-                eprintln!(
-                    "MISMATCH {what} with {} ranks at ({}, {}): expected {}, got {}",
-                    self.world.size(),
-                    i % w,
-                    i / w,
-                    e[i],
-                    g[i]
-                );
-                self.world.abort(1);
-            }
-        }
-        self.checks += 1;
-    }
-
-    /// Every rank checks its own copy of an all-reduced result.
-    fn equal(&mut self, what: &str, expected: &[u64], got: &[u64]) {
-        if expected != got {
-            eprintln!(
-                "MISMATCH {what} with {} ranks on rank {}: expected {expected:?}, got {got:?}",
-                self.world.size(),
-                self.world.rank()
-            );
-            self.world.abort(1);
-        }
-        self.checks += 1;
-    }
-
-    fn close(&mut self, what: &str, expected: f64, got: f64, tolerance: f64) {
-        if (expected - got).abs() > tolerance * expected.abs().max(1.0) {
-            eprintln!("MISMATCH {what}: expected {expected}, got {got}");
-            self.world.abort(1);
-        }
-        self.checks += 1;
-    }
 }
 
 fn single<K: Kernel<Output = f32>>(w: usize, h: usize, k: impl Fn() -> K) -> Image<f32> {
@@ -619,6 +565,38 @@ fn rank_main(mode: &str) {
                 }
             }
         }
+        "fail" => {
+            // Every rank passes: each gets its own value back.
+            let mine: Result<i32, String> = Ok(world.rank() * 10);
+            if distributed::all_ok(&world, mine).ok() != Some(world.rank() * 10) {
+                eprintln!("all_ok changed a passing rank's value");
+                world.abort(1);
+            }
+            // Rank 1 cannot read its input: every rank stops with its message.
+            let name = if world.rank() == 1 {
+                "input-of-rank-1-that-does-not-exist.raw".into()
+            } else {
+                std::env::current_exe().expect("test binary")
+            };
+            let read = std::fs::read(&name).map_err(|e| format!("{}: {e}", name.display()));
+            match distributed::all_ok(&world, read) {
+                Err(e @ DistError::RankFailed { rank: 1, .. })
+                    if e.to_string()
+                        .contains("input-of-rank-1-that-does-not-exist.raw") =>
+                {
+                    if world.rank() == 0 {
+                        println!("stopped: {e}");
+                    }
+                }
+                other => {
+                    eprintln!(
+                        "rank {}: a failed read not agreed on: {other:?}",
+                        world.rank()
+                    );
+                    world.abort(1);
+                }
+            }
+        }
         "small" => match Grid::new(&world, 1, 1) {
             Err(e @ DistError::TooSmall { .. }) => {
                 if world.rank() == 0 {
@@ -645,40 +623,13 @@ fn rank_main(mode: &str) {
     }
 }
 
-fn mpirun(ranks: usize, mode: &str) -> (bool, String) {
-    let exe = std::env::current_exe().expect("test binary");
-    let out = Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &ranks.to_string()])
-        .arg(&exe)
-        .env(MODE_ENV, mode)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .expect("mpirun (Open MPI's `openmpi-bin`) must be installed");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 fn main() {
-    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() {
-        rank_main(&std::env::var(MODE_ENV).unwrap_or_default());
+    if let Some(mode) = rank_mode() {
+        rank_main(&mode);
         return;
     }
-    let ranks: Vec<usize> = std::env::var("HIPACC_MPI_RANKS")
-        .unwrap_or_else(|_| "1,2,3,4".into())
-        .split(',')
-        .map(|r| {
-            r.trim()
-                .parse()
-                .expect("HIPACC_MPI_RANKS: comma-separated rank counts")
-        })
-        .collect();
     let mut failed = false;
-    for &n in &ranks {
+    for n in rank_counts() {
         let (ok, text) = mpirun(n, "check");
         let passed = ok && text.contains(PASSED);
         println!("{n} ranks: {}", if passed { "ok" } else { "FAILED" });
@@ -706,6 +657,20 @@ fn main() {
     );
     failed |= !refused;
     if !refused {
+        println!("{text}");
+    }
+    let (ok, text) = mpirun(3, "fail");
+    let stopped = ok
+        && text
+            .matches("stopped: rank 1 failed: input-of-rank-1-that-does-not-exist.raw")
+            .count()
+            == 1;
+    println!(
+        "one rank's failure stops every rank: {}",
+        if stopped { "ok" } else { "FAILED" }
+    );
+    failed |= !stopped;
+    if !stopped {
         println!("{text}");
     }
     if failed {

@@ -1,12 +1,13 @@
 //! Running a kernel on distributed images.
 
-use super::halo::{exchange, ExchangeStats};
+use super::halo::{exchange, plan, ExchangeStats, InFlight};
+use super::overlap;
 use super::scaled::{self, stage, Span};
 use super::{DistError, DistImage, DistResult, Grid};
-use crate::{Device, Execute};
+use crate::Device;
 use hipacc_core::ir::footprint::{affine_footprints, footprints};
 use hipacc_core::ir::Footprint;
-use hipacc_core::{Accessor, Boundary, Image, IterationSpace, Kernel, Pixel, Rect};
+use hipacc_core::{Accessor, Boundary, Image, Kernel, Pixel, Rect};
 use std::any::Any;
 use std::collections::HashMap;
 
@@ -18,6 +19,8 @@ pub(super) trait Input {
     fn same_boundary(&self, other: &dyn Input) -> bool;
     fn boundary_key(&self) -> String;
     fn exchange(&self, fp: Footprint) -> DistResult<ExchangeStats>;
+    /// Plans the exchange of the halo `fp` (see [`plan`]).
+    fn plan(&self, fp: Footprint) -> DistResult<Box<dyn InFlight>>;
     fn grid(&self) -> &Grid;
     /// Exchanges the halo `fp` (growing the halo to it) and stages the
     /// image for `spans` (see [`scaled`](super::scaled)).
@@ -52,6 +55,9 @@ impl<T: Pixel> Input for Read<'_, T> {
     fn exchange(&self, fp: Footprint) -> DistResult<ExchangeStats> {
         exchange(self.image, fp, &self.boundary)
     }
+    fn plan(&self, fp: Footprint) -> DistResult<Box<dyn InFlight>> {
+        Ok(Box::new(plan(self.image, fp, &self.boundary)?))
+    }
     fn grid(&self) -> &Grid {
         self.image.grid()
     }
@@ -83,8 +89,12 @@ pub struct Reads<'a> {
     /// Staged copies of the inputs by their block's image id, read instead
     /// of the blocks (kernels reading other grids).
     staged: HashMap<u64, Box<dyn Any>>,
-    /// The global coordinates of the local output's pixel `(0, 0)`.
+    /// The global coordinates of the launch's pixel `(0, 0)`.
     origin: (i32, i32),
+    /// The pixel of the blocks (halo included) where the launch starts:
+    /// accessors read the blocks from there, as their position `(0, 0)`
+    /// (see [`overlap`](super::overlap)).
+    window: (usize, usize),
 }
 
 impl<'a> Reads<'a> {
@@ -95,6 +105,16 @@ impl<'a> Reads<'a> {
             inputs: Vec::new(),
             staged,
             origin: (origin.0 as i32, origin.1 as i32),
+            window: (0, 0),
+        }
+    }
+
+    /// Reads for a launch that starts at the blocks' pixel `window` (halo
+    /// included) and whose `(x(), y()) = (0, 0)` is the global `origin`.
+    pub(super) fn windowed(origin: (i64, i64), window: (usize, usize)) -> Reads<'a> {
+        Reads {
+            window,
+            ..Reads::staged(HashMap::new(), origin)
         }
     }
 
@@ -163,7 +183,14 @@ impl<'a> Reads<'a> {
             .and_then(|s| s.downcast_ref::<Image<T>>())
         {
             Some(staged) => Accessor::new(staged).with_boundary(local_boundary),
-            None => Accessor::new(&local).with_boundary(local_boundary),
+            None if self.window == (0, 0) => Accessor::new(&local).with_boundary(local_boundary),
+            None => {
+                let (x, y) = self.window;
+                let rest = Rect::new(x, y, local.width() - x, local.height() - y);
+                Accessor::new(&local)
+                    .with_boundary(local_boundary)
+                    .with_region(rest)
+            }
         }
     }
 }
@@ -290,21 +317,18 @@ pub fn execute<'a, K: Kernel>(
         (kernel, reads)
     };
 
-    let mut stats = LaunchStats::default();
+    let mut pending: Vec<Box<dyn InFlight>> = Vec::new();
     let mut done: Vec<u64> = Vec::new();
+    let mut read = Footprint::ZERO;
     for (r, fp) in reads.inputs.iter().zip(&needs) {
         if let Some(fp) = fp.filter(|fp| *fp != Footprint::ZERO) {
             if !done.contains(&r.local_id()) {
-                stats.exchange += r.exchange(fp)?;
+                pending.push(r.plan(fp)?);
                 done.push(r.local_id());
             }
+            read = read.union(fp);
         }
     }
-    let start = std::time::Instant::now();
-    let local = output.local();
-    let b = output.grid().my_block();
-    let space = IterationSpace::region(&local, Rect::new(0, 0, halo + b.width, halo + b.height))?;
-    kernel.execute(device, &space)?;
-    stats.compute_seconds = start.elapsed().as_secs_f64();
-    Ok(stats)
+    drop((kernel, reads));
+    overlap::launch(device, output, build, read, pending)
 }

@@ -99,6 +99,40 @@ pub(crate) fn exchange<T: Pixel>(
     fp: Footprint,
     boundary: &Boundary<T>,
 ) -> DistResult<ExchangeStats> {
+    let mut pending: [Box<dyn InFlight>; 1] = [Box::new(plan(img, fp, boundary)?)];
+    let waited = in_flight(&mut pending, || Ok(()))?;
+    let [p] = pending;
+    let mut stats = p.finish()?;
+    stats.seconds += waited;
+    Ok(stats)
+}
+
+/// A halo exchange planned but not finished: the packed sends, the buffers
+/// the receives fill, and where their pixels go once they have arrived.
+pub(crate) struct Pending<T: Pixel> {
+    grid: std::rc::Rc<Grid>,
+    local: hipacc_core::Image<T>,
+    sends: Vec<(usize, Vec<T>)>,
+    received: Vec<(usize, Vec<T>)>,
+    /// Per source rank, the halo indices its pixels fill, in order.
+    from: Vec<Vec<usize>>,
+    /// Halo pixels copied from this rank's own block: `(dst, src)`.
+    copies: Vec<(usize, usize)>,
+    /// Halo pixels set to the boundary constant.
+    constants: Vec<usize>,
+    constant: Option<T>,
+    /// Seconds spent planning (and then unpacking).
+    seconds: f64,
+}
+
+/// Plans the exchange of the halo of `img` that `fp` reads: packs what
+/// every other rank needs of this block. Local; nothing is sent until
+/// [`in_flight`] posts it.
+pub(crate) fn plan<T: Pixel>(
+    img: &DistImage<T>,
+    fp: Footprint,
+    boundary: &Boundary<T>,
+) -> DistResult<Pending<T>> {
     let start = std::time::Instant::now();
     let grid = img.grid();
     let me = grid.rank();
@@ -145,56 +179,132 @@ pub(crate) fn exchange<T: Pixel>(
             Origin::None => {}
         }
     });
-    let mut received: Vec<(usize, Vec<T>)> = from
+    let received: Vec<(usize, Vec<T>)> = from
         .iter()
         .enumerate()
         .filter(|(_, t)| !t.is_empty())
         .map(|(r, t)| (r, vec![T::default(); t.len()]))
         .collect();
+    Ok(Pending {
+        grid: grid.clone(),
+        local,
+        sends,
+        received,
+        from,
+        copies,
+        constants,
+        constant: match boundary {
+            Boundary::Constant(c) => Some(*c),
+            _ => None,
+        },
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
 
-    let comm = grid.comm();
-    mpi::request::scope(|scope| {
-        let mut requests = Vec::with_capacity(received.len() + sends.len());
-        for (r, buf) in received.iter_mut() {
-            requests.push(
-                comm.process_at_rank(*r as i32)
-                    .immediate_receive_into_with_tag(scope, as_bytes_mut(buf), TAG_HALO),
-            );
+/// An exchange's communicator, receive buffers and send buffers (with
+/// their ranks), as bytes.
+pub(crate) type Buffers<'b> = (
+    &'b mpi::topology::SimpleCommunicator,
+    Vec<(usize, &'b mut [u8])>,
+    Vec<(usize, &'b [u8])>,
+);
+
+/// An exchange whose messages [`in_flight`] posts, whatever its pixel type.
+pub(crate) trait InFlight {
+    /// Messages this rank receives and sends.
+    fn messages(&self) -> usize;
+    /// The communicator, the receive buffers and the send buffers, with
+    /// their ranks.
+    fn buffers(&mut self) -> Buffers<'_>;
+    /// Writes the received pixels, the local copies and the constants into
+    /// the halo (after [`in_flight`]).
+    fn finish(self: Box<Self>) -> DistResult<ExchangeStats>;
+}
+
+impl<T: Pixel> InFlight for Pending<T> {
+    fn messages(&self) -> usize {
+        self.sends.len() + self.received.len()
+    }
+
+    fn buffers(&mut self) -> Buffers<'_> {
+        let recvs = self
+            .received
+            .iter_mut()
+            .map(|(r, b)| (*r, as_bytes_mut(b)))
+            .collect();
+        let sends = self.sends.iter().map(|(r, b)| (*r, as_bytes(b))).collect();
+        (self.grid.comm(), recvs, sends)
+    }
+
+    fn finish(self: Box<Self>) -> DistResult<ExchangeStats> {
+        let start = std::time::Instant::now();
+        {
+            let mut pixels = self.local.write()?;
+            for &(dst, src) in &self.copies {
+                pixels[dst] = pixels[src];
+            }
+            if let Some(c) = self.constant {
+                for &dst in &self.constants {
+                    pixels[dst] = c;
+                }
+            }
+            for (r, buf) in &self.received {
+                for (&dst, &v) in self.from[*r].iter().zip(buf) {
+                    pixels[dst] = v;
+                }
+            }
         }
-        for (r, buf) in &sends {
-            requests.push(comm.process_at_rank(*r as i32).immediate_send_with_tag(
-                scope,
-                as_bytes(buf),
-                TAG_HALO,
-            ));
+        Ok(ExchangeStats {
+            bytes_sent: self
+                .sends
+                .iter()
+                .map(|(_, b)| std::mem::size_of_val(&b[..]))
+                .sum(),
+            messages: self.sends.len(),
+            seconds: self.seconds + start.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// Posts every message of `pending` (non-blocking receives first, then
+/// sends; exchange `i` under its own tag, so several exchanges on one
+/// communicator never mix), runs `during` while they are in flight, then
+/// waits for all of them. Collective: every rank passes its exchanges in
+/// the same order. Returns the seconds spent posting and waiting (not in
+/// `during`); `during`'s error, if any, after every message has completed.
+pub(crate) fn in_flight(
+    pending: &mut [Box<dyn InFlight>],
+    during: impl FnOnce() -> DistResult<()>,
+) -> DistResult<f64> {
+    let start = std::time::Instant::now();
+    let mut busy = 0.0;
+    let result = mpi::request::scope(|scope| {
+        let mut requests = Vec::new();
+        for (i, p) in pending.iter_mut().enumerate() {
+            let tag = TAG_HALO + i as i32;
+            let (comm, recvs, sends) = p.buffers();
+            for (r, buf) in recvs {
+                requests.push(
+                    comm.process_at_rank(r as i32)
+                        .immediate_receive_into_with_tag(scope, buf, tag),
+                );
+            }
+            for (r, buf) in sends {
+                requests.push(
+                    comm.process_at_rank(r as i32)
+                        .immediate_send_with_tag(scope, buf, tag),
+                );
+            }
         }
+        let compute = std::time::Instant::now();
+        let result = during();
+        busy = compute.elapsed().as_secs_f64();
         for q in requests {
             q.wait();
         }
+        result
     });
-
-    let mut pixels = local.write()?;
-    for (dst, src) in copies {
-        pixels[dst] = pixels[src];
-    }
-    if let Boundary::Constant(c) = boundary {
-        for dst in constants {
-            pixels[dst] = *c;
-        }
-    }
-    for (r, buf) in received {
-        for (&dst, v) in from[r].iter().zip(buf) {
-            pixels[dst] = v;
-        }
-    }
-    Ok(ExchangeStats {
-        bytes_sent: sends
-            .iter()
-            .map(|(_, b)| std::mem::size_of_val(&b[..]))
-            .sum(),
-        messages: sends.len(),
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    result.map(|()| start.elapsed().as_secs_f64() - busy)
 }
 
 #[cfg(test)]

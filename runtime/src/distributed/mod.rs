@@ -5,7 +5,8 @@
 //! holds this rank's block as an ordinary [`Image`](crate::Image) with a
 //! halo. [`execute`] runs a kernel on distributed images: the halo each
 //! input needs is the kernel's footprint from its IR (never declared), only
-//! those pixels are exchanged, with non-blocking sends and receives, and the
+//! those pixels are exchanged, with non-blocking sends and receives while
+//! the rank computes the part of its block that needs no halo, and the
 //! kernel's boundary condition is applied at the global edges only, all six
 //! modes (Repeat and Mirror take their pixels from the far rank). The
 //! results are bit-identical to the single-process run for any rank count.
@@ -20,6 +21,13 @@
 //! the single-process run reads. `x()` and `y()` are the launch's local
 //! coordinates; a kernel that compares them with the global size (edges, a
 //! red-black colour) adds [`Reads::origin`] (0 in a single-process run).
+//! A [`DistPyramid`] keeps one distributed image per level on these
+//! nested grids, and [`traverse`] runs a body over its levels as
+//! [`crate::traverse`] does over a [`Pyramid`](crate::Pyramid): the same
+//! kernels build the same pyramids, bit for bit, as deep as every rank
+//! keeps a pixel ([`DistPyramid::max_depth`]). A rank that fails on its own
+//! (an unreadable input) tells the others through [`all_ok`] before the
+//! next collective, instead of leaving them waiting in it.
 //! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
 //! (and [`histogram_window`]) sums the ranks' counts exactly, and
 //! [`argmin`]/[`argmax`] give the global index of the first occurrence.
@@ -71,14 +79,19 @@
 //! # Ok::<(), distributed::DistError>(())
 //! ```
 
+mod agree;
 mod arg;
 mod execute;
 mod grid;
 mod halo;
 mod histogram;
 mod image;
+mod overlap;
+mod pyramid;
 mod scaled;
+mod traverse;
 
+pub use agree::all_ok;
 pub use arg::{argmax, argmin};
 pub use execute::{execute, LaunchStats, Reads};
 pub use grid::{process_grid, Block, Grid};
@@ -86,6 +99,8 @@ pub use halo::ExchangeStats;
 pub use histogram::{histogram, histogram_window};
 pub use image::DistImage;
 pub use mpi;
+pub use pyramid::DistPyramid;
+pub use traverse::{traverse, DistTraversal};
 
 use crate::Device;
 use hipacc_core::image::{as_bytes, as_bytes_mut};
@@ -134,6 +149,33 @@ pub enum DistError {
         kernel: &'static str,
         /// Accessor field.
         accessor: String,
+    },
+    /// A pyramid deeper than its grid can split (see
+    /// [`DistPyramid::max_depth`]).
+    #[error(
+        "a {depth}-level pyramid of a {width}x{height} image cannot be split over {ranks} ranks: \
+         level {max} would leave a rank's block empty (at most {max} levels; gather the \
+         coarsest level and continue with a single-process `Pyramid` for more)"
+    )]
+    PyramidTooDeep {
+        /// Finest width.
+        width: usize,
+        /// Finest height.
+        height: usize,
+        /// Requested depth.
+        depth: usize,
+        /// Deepest pyramid the grid allows.
+        max: usize,
+        /// Rank count.
+        ranks: usize,
+    },
+    /// A rank reported a local failure to [`all_ok`]; every rank gets it.
+    #[error("rank {rank} failed: {message}")]
+    RankFailed {
+        /// The lowest failing rank.
+        rank: usize,
+        /// Its error message.
+        message: String,
     },
     /// MPI could not be initialised (or was already).
     #[error("MPI is unavailable or already initialised")]
