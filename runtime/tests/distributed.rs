@@ -16,7 +16,12 @@
 //! (edges, a red-black colour) take them from `Reads::origin`.
 //! Histograms and argmin/argmax equal the single-process ones exactly on
 //! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
-//! small to split are refused with one clear message.
+//! small to split are refused with one clear message. The multigrid
+//! solver's cycles and full multigrid give the single-process solutions
+//! (see `multigrid`).
+
+#[path = "distributed/multigrid.rs"]
+mod multigrid;
 
 use hipacc::distributed::mpi::traits::*;
 use hipacc::distributed::{self, DistError, DistImage, Grid};
@@ -301,6 +306,34 @@ impl Checker<'_> {
                 self.world.rank()
             );
             self.world.abort(1);
+        }
+        self.checks += 1;
+    }
+
+    /// Every rank checks `|got - expected| <= bound |expected|`.
+    fn relative(&mut self, what: &str, expected: f64, got: f64, bound: f64) {
+        if (expected - got).abs() > bound * expected.abs() {
+            eprintln!(
+                "MISMATCH {what}: expected {expected:e}, got {got:e} (bound {bound:e} relative)"
+            );
+            self.world.abort(1);
+        }
+        self.checks += 1;
+    }
+
+    /// Rank 0 checks `max |got - expected| <= bound max |expected|`.
+    fn near(&mut self, what: &str, expected: &Image<f32>, got: &DistImage<f32>, bound: f64) {
+        if let Some(g) = got.gather(0).expect("gather") {
+            let (e, g) = (expected.to_vec().expect("read"), g.to_vec().expect("read"));
+            let size = e.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
+            let diff = e
+                .iter()
+                .zip(&g)
+                .fold(0.0f64, |m, (&a, &b)| m.max((a as f64 - b as f64).abs()));
+            if diff > bound * size {
+                eprintln!("MISMATCH {what}: differs by {diff:e}, largest value {size:e}");
+                self.world.abort(1);
+            }
         }
         self.checks += 1;
     }
@@ -638,6 +671,7 @@ fn rank_main(mode: &str) {
             for (w, h) in [(37, 23), (7, 5), (64, 3), (2, 41)] {
                 check_size(&world, &mut c, w, h);
             }
+            multigrid::check(&world, &mut c);
             if world.rank() == 0 {
                 println!("{PASSED} {} with {} ranks", c.checks, world.size());
             }
