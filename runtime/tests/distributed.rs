@@ -18,9 +18,12 @@
 //! every rank. The misuse runs check that ranks disagreeing on the size and a grid too
 //! small to split are refused with one clear message, and that a rank
 //! failing to read its input stops every rank with its message
-//! (`distributed::all_ok`).
+//! (`distributed::all_ok`). The multigrid solver's cycles and full
+//! multigrid give the single-process solutions (see `multigrid`).
 
 mod mpi_support;
+#[path = "distributed/multigrid.rs"]
+mod multigrid;
 
 use hipacc::distributed::mpi::traits::*;
 use hipacc::distributed::{self, DistError, DistImage, Grid};
@@ -616,6 +619,7 @@ fn rank_main(mode: &str) {
             for (w, h) in [(37, 23), (7, 5), (64, 3), (2, 41)] {
                 check_size(&world, &mut c, w, h);
             }
+            multigrid::check(&world, &mut c);
             if world.rank() == 0 {
                 println!("{PASSED} {} with {} ranks", c.checks, world.size());
             }

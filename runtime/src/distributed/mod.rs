@@ -31,6 +31,8 @@
 //! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
 //! (and [`histogram_window`]) sums the ranks' counts exactly, and
 //! [`argmin`]/[`argmax`] give the global index of the first occurrence.
+//! [`multigrid::DistPoisson`] runs the multigrid solver (cycles and full multigrid) on
+//! distributed levels, bit-identical to the single-process cycles.
 //!
 //! ```no_run
 //! use hipacc::distributed::{self, DistImage, Grid};
@@ -86,6 +88,7 @@ mod grid;
 mod halo;
 mod histogram;
 mod image;
+pub mod multigrid;
 mod overlap;
 mod pyramid;
 mod scaled;

@@ -20,13 +20,20 @@
 //! read through computed offsets: with the space's origin at 0, the offset
 //! `x() + i` reads position `2 x + i` of the finer grid, and `x() / 2 - x()`
 //! position `x / 2` of the coarser one.
+//!
+//! The distributed solver runs one rank's block of a grid, whose edge
+//! tests and red-black colours need global coordinates: its instances
+//! (`origin(x0, y0)`) take the launch's origin as two more parameters and
+//! add it where a coordinate is compared. The single-process instances
+//! have no such parameters and compare `x()` itself: the CPU backend
+//! folds those edge tests, which it cannot do against a run-time origin.
 
 // `1 as f64` and friends come from stamping one body out per precision.
 #![allow(clippy::unnecessary_cast)]
 
 /// The kernels over `$t` pixels, in module `$m`.
 macro_rules! multigrid_kernels {
-    ($m:ident, $t:ident) => {
+    ($m:ident, $t:ident $(, origin($x0:ident, $y0:ident))?) => {
         #[doc = concat!("Multigrid kernels over `", stringify!($t), "`.")]
         pub(crate) mod $m {
             use crate::prelude::*;
@@ -45,22 +52,27 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
                 pub(crate) colour: i32,
             }
 
             #[kernel_body]
             impl Smooth {
                 fn kernel(&self) -> $t {
-                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ex: $t = if x() $(+ self.$x0)? == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() $(+ self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() $(+ self.$y0)? == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() $(+ self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
                     let update =
                         (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
-                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
+                    if self.colour < 0 || (x() $(+ self.$x0)? + y() $(+ self.$y0)?) % 2 == self.colour {
                         update
                     } else {
                         self.u()
@@ -81,6 +93,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
                 /// Width of the last column, in cell widths.
                 pub(crate) last_w: $t,
                 /// Height of the last row.
@@ -95,16 +112,16 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl SmoothCells {
                 fn kernel(&self) -> $t {
-                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
-                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
-                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
-                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
-                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
-                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
-                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let ex: $t = if x() $(+ self.$x0)? == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() $(+ self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() $(+ self.$y0)? == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() $(+ self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() $(+ self.$x0)? == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() $(+ self.$y0)? == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() $(+ self.$x0)? == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() $(+ self.$x0)? == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() $(+ self.$y0)? == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() $(+ self.$y0)? == self.h - 2 { self.face_h } else { 1.0 };
                     let cw = ay * kw * (1.0 - ex);
                     let ce = ay * ke * (1.0 - ew);
                     let cn = ax * kn * (1.0 - ey);
@@ -116,7 +133,7 @@ macro_rules! multigrid_kernels {
                         + cs * self.u.at(0, 1);
                     let update =
                         (1.0 - self.omega) * self.u() + self.omega * (self.h2 * self.f() + nb) / d;
-                    if self.colour < 0 || (x() + y()) % 2 == self.colour {
+                    if self.colour < 0 || (x() $(+ self.$x0)? + y() $(+ self.$y0)?) % 2 == self.colour {
                         update
                     } else {
                         self.u()
@@ -134,15 +151,20 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
             }
 
             #[kernel_body]
             impl Residual {
                 fn kernel(&self) -> $t {
-                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
+                    let ex: $t = if x() $(+ self.$x0)? == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() $(+ self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() $(+ self.$y0)? == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() $(+ self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
                     let d = 4.0 + self.bc * (ex + ew + ey + eh);
                     let nb =
                         self.u.at(-1, 0) + self.u.at(1, 0) + self.u.at(0, -1) + self.u.at(0, 1);
@@ -161,6 +183,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) bc: $t,
                 pub(crate) w: i32,
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
                 pub(crate) last_w: $t,
                 pub(crate) last_h: $t,
                 pub(crate) face_w: $t,
@@ -170,16 +197,16 @@ macro_rules! multigrid_kernels {
             #[kernel_body]
             impl ResidualCells {
                 fn kernel(&self) -> $t {
-                    let ex: $t = if x() == 0 { 1.0 } else { 0.0 };
-                    let ew: $t = if x() == self.w - 1 { 1.0 } else { 0.0 };
-                    let ey: $t = if y() == 0 { 1.0 } else { 0.0 };
-                    let eh: $t = if y() == self.h - 1 { 1.0 } else { 0.0 };
-                    let ax: $t = if x() == self.w - 1 { self.last_w } else { 1.0 };
-                    let ay: $t = if y() == self.h - 1 { self.last_h } else { 1.0 };
-                    let kw: $t = if x() == self.w - 1 { self.face_w } else { 1.0 };
-                    let ke: $t = if x() == self.w - 2 { self.face_w } else { 1.0 };
-                    let kn: $t = if y() == self.h - 1 { self.face_h } else { 1.0 };
-                    let ks: $t = if y() == self.h - 2 { self.face_h } else { 1.0 };
+                    let ex: $t = if x() $(+ self.$x0)? == 0 { 1.0 } else { 0.0 };
+                    let ew: $t = if x() $(+ self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                    let ey: $t = if y() $(+ self.$y0)? == 0 { 1.0 } else { 0.0 };
+                    let eh: $t = if y() $(+ self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
+                    let ax: $t = if x() $(+ self.$x0)? == self.w - 1 { self.last_w } else { 1.0 };
+                    let ay: $t = if y() $(+ self.$y0)? == self.h - 1 { self.last_h } else { 1.0 };
+                    let kw: $t = if x() $(+ self.$x0)? == self.w - 1 { self.face_w } else { 1.0 };
+                    let ke: $t = if x() $(+ self.$x0)? == self.w - 2 { self.face_w } else { 1.0 };
+                    let kn: $t = if y() $(+ self.$y0)? == self.h - 1 { self.face_h } else { 1.0 };
+                    let ks: $t = if y() $(+ self.$y0)? == self.h - 2 { self.face_h } else { 1.0 };
                     let cw = ay * kw * (1.0 - ex);
                     let ce = ay * ke * (1.0 - ew);
                     let cn = ax * kn * (1.0 - ey);
@@ -228,6 +255,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
             }
 
             #[kernel_body]
@@ -238,10 +270,10 @@ macro_rules! multigrid_kernels {
                         for i in 0..2 {
                             let fx = 2 * x() + i;
                             let fy = 2 * y() + j;
-                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
-                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
-                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
-                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
+                            let ex: $t = if fx $(+ 2 * self.$x0)? == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx $(+ 2 * self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy $(+ 2 * self.$y0)? == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy $(+ 2 * self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
                             let d = 4.0 + self.bc * (ex + ew + ey + eh);
                             let ox = fx - x();
                             let oy = fy - y();
@@ -251,8 +283,8 @@ macro_rules! multigrid_kernels {
                                 + self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
-                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
-                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
+                            let in_x: $t = if fx $(+ 2 * self.$x0)? < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy $(+ 2 * self.$y0)? < self.h { 1.0 } else { 0.0 };
                             s += in_x * in_y * r;
                         }
                     }
@@ -276,6 +308,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) w: i32,
                 /// Fine-grid height.
                 pub(crate) h: i32,
+                $(
+                    /// Global coordinates of the launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
                 /// The fine grid's last column width, as in [`Smooth`].
                 pub(crate) last_w: $t,
                 pub(crate) last_h: $t,
@@ -291,16 +328,16 @@ macro_rules! multigrid_kernels {
                         for i in 0..2 {
                             let fx = 2 * x() + i;
                             let fy = 2 * y() + j;
-                            let ex: $t = if fx == 0 { 1.0 } else { 0.0 };
-                            let ew: $t = if fx == self.w - 1 { 1.0 } else { 0.0 };
-                            let ey: $t = if fy == 0 { 1.0 } else { 0.0 };
-                            let eh: $t = if fy == self.h - 1 { 1.0 } else { 0.0 };
-                            let ax: $t = if fx == self.w - 1 { self.last_w } else { 1.0 };
-                            let ay: $t = if fy == self.h - 1 { self.last_h } else { 1.0 };
-                            let kw: $t = if fx == self.w - 1 { self.face_w } else { 1.0 };
-                            let ke: $t = if fx == self.w - 2 { self.face_w } else { 1.0 };
-                            let kn: $t = if fy == self.h - 1 { self.face_h } else { 1.0 };
-                            let ks: $t = if fy == self.h - 2 { self.face_h } else { 1.0 };
+                            let ex: $t = if fx $(+ 2 * self.$x0)? == 0 { 1.0 } else { 0.0 };
+                            let ew: $t = if fx $(+ 2 * self.$x0)? == self.w - 1 { 1.0 } else { 0.0 };
+                            let ey: $t = if fy $(+ 2 * self.$y0)? == 0 { 1.0 } else { 0.0 };
+                            let eh: $t = if fy $(+ 2 * self.$y0)? == self.h - 1 { 1.0 } else { 0.0 };
+                            let ax: $t = if fx $(+ 2 * self.$x0)? == self.w - 1 { self.last_w } else { 1.0 };
+                            let ay: $t = if fy $(+ 2 * self.$y0)? == self.h - 1 { self.last_h } else { 1.0 };
+                            let kw: $t = if fx $(+ 2 * self.$x0)? == self.w - 1 { self.face_w } else { 1.0 };
+                            let ke: $t = if fx $(+ 2 * self.$x0)? == self.w - 2 { self.face_w } else { 1.0 };
+                            let kn: $t = if fy $(+ 2 * self.$y0)? == self.h - 1 { self.face_h } else { 1.0 };
+                            let ks: $t = if fy $(+ 2 * self.$y0)? == self.h - 2 { self.face_h } else { 1.0 };
                             let cw = ay * kw * (1.0 - ex);
                             let ce = ay * ke * (1.0 - ew);
                             let cn = ax * kn * (1.0 - ey);
@@ -314,8 +351,8 @@ macro_rules! multigrid_kernels {
                                 + cs * self.u.at(ox, oy + 1);
                             let r = self.f.at(ox, oy) - (d * self.u.at(ox, oy) - nb) * self.inv_h2;
                             // Cells past an odd edge are padding: no residual.
-                            let in_x: $t = if fx < self.w { 1.0 } else { 0.0 };
-                            let in_y: $t = if fy < self.h { 1.0 } else { 0.0 };
+                            let in_x: $t = if fx $(+ 2 * self.$x0)? < self.w { 1.0 } else { 0.0 };
+                            let in_y: $t = if fy $(+ 2 * self.$y0)? < self.h { 1.0 } else { 0.0 };
                             s += in_x * in_y * r;
                         }
                     }
@@ -339,6 +376,11 @@ macro_rules! multigrid_kernels {
                 pub(crate) cw: i32,
                 /// Coarse-grid height.
                 pub(crate) ch: i32,
+                $(
+                    /// Global coordinates of the (even) launch's `(0, 0)`.
+                    pub(crate) $x0: i32,
+                    pub(crate) $y0: i32,
+                )?
             }
 
             #[kernel_body]
@@ -352,11 +394,11 @@ macro_rules! multigrid_kernels {
                     let nx = 2 * x() - 3 * cx - 1;
                     let ny = 2 * y() - 3 * cy - 1;
                     let mut sx: $t = 1.0;
-                    if nx < 0 || nx >= self.cw {
+                    if nx $(+ self.$x0 / 2)? < 0 || nx $(+ self.$x0 / 2)? >= self.cw {
                         sx = self.sign;
                     }
                     let mut sy: $t = 1.0;
-                    if ny < 0 || ny >= self.ch {
+                    if ny $(+ self.$y0 / 2)? < 0 || ny $(+ self.$y0 / 2)? >= self.ch {
                         sy = self.sign;
                     }
                     let c = self.e.at(cx - x(), cy - y());
@@ -402,3 +444,7 @@ macro_rules! multigrid_kernels {
 
 multigrid_kernels!(k32, f32);
 multigrid_kernels!(k64, f64);
+#[cfg(feature = "distributed")]
+multigrid_kernels!(k32_at, f32, origin(x0, y0));
+#[cfg(feature = "distributed")]
+multigrid_kernels!(k64_at, f64, origin(x0, y0));

@@ -111,7 +111,7 @@ mod graph;
 pub(crate) mod kernels;
 pub mod manufactured;
 mod options;
-mod real;
+pub(crate) mod real;
 pub mod stopping;
 
 pub use options::{Bc, CycleKind, CycleOptions, MultigridError, Smoother};
@@ -138,6 +138,11 @@ pub struct Poisson<T: Real> {
     replays: graph::Replays,
     /// Intermediates of the blocked sweeps.
     blocked: blocked::Scratch<T>,
+    /// The level of the whole hierarchy this problem's level 0 is, and the
+    /// finest size of that hierarchy (`0` and the own size, but for the
+    /// coarse levels of a distributed solver gathered onto one rank).
+    first_level: usize,
+    finest: (usize, usize),
 }
 
 /// What [`Poisson::solve`] did.
@@ -184,7 +189,28 @@ impl<T: Real> Poisson<T> {
             coarse: OnceLock::new(),
             replays: graph::Replays::default(),
             blocked: blocked::Scratch::default(),
+            first_level: 0,
+            finest: (width, height),
         })
+    }
+
+    /// The levels from `first_level` down of the hierarchy whose finest
+    /// `finest` grid has cell width `spacing`, as a problem of its own
+    /// (`width x height` is that level's size): its grids, narrow last
+    /// cells included, are those levels' grids.
+    #[cfg(feature = "distributed")]
+    pub(crate) fn coarse_part(
+        (width, height): (usize, usize),
+        levels: usize,
+        bc: Bc,
+        spacing: f64,
+        first_level: usize,
+        finest: (usize, usize),
+    ) -> Result<Self> {
+        let mut p = Self::new(width, height, levels, bc, spacing)?;
+        p.first_level = first_level;
+        p.finest = finest;
+        Ok(p)
     }
 
     /// The most levels `bc` allows on a `width x height` grid: Neumann
@@ -248,21 +274,14 @@ impl<T: Real> Poisson<T> {
 
     /// The grid of `level`.
     fn grid(&self, level: usize) -> Result<Grid> {
-        let (w, h) = self.u.size(level)?;
-        let (fine_w, fine_h) = self.u.size(0)?;
-        let cell = 1usize << level;
-        let hk = self.spacing * cell as f64;
-        // Cell `j` of level `k` covers the finest cells `[j 2^k, (j + 1) 2^k)`
-        // that exist: only the last one can be narrower.
-        let last = |cells: usize, fine: usize| (fine - (cells - 1) * cell) as f64 / cell as f64;
-        Ok(Grid {
-            w,
-            h,
-            h2: hk * hk,
-            bc: self.bc.sign(),
-            last_w: last(w, fine_w),
-            last_h: last(h, fine_h),
-        })
+        let size = self.u.size(level)?;
+        Ok(Grid::of_level(
+            size,
+            self.finest,
+            self.first_level + level,
+            self.spacing,
+            self.bc,
+        ))
     }
 
     /// Folds Dirichlet values `g(x, y)` (in the coordinates of the cell
@@ -343,6 +362,14 @@ impl<T: Real> Poisson<T> {
         let trace = cycle::run(self, dev, opts, cycle::Start::Fmg { cycles }, None)?;
         self.fix_mean(dev)?;
         Ok(trace)
+    }
+
+    /// [`Self::fmg`] without its Neumann mean corrections: the levels
+    /// below a distributed solver's gathered level run it as the part of
+    /// the whole hierarchy's full multigrid they are.
+    #[cfg(feature = "distributed")]
+    pub(crate) fn fmg_part(&self, dev: &Device, opts: &CycleOptions, cycles: usize) -> Result<()> {
+        cycle::run(self, dev, opts, cycle::Start::Fmg { cycles }, None).map(|_| ())
     }
 
     /// Cycles until the residual norm falls to `tol` times the norm of the

@@ -43,6 +43,30 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// The grid of level `level` (`w x h` cells) of the hierarchy whose
+    /// finest `finest` grid has cell width `spacing`.
+    pub(crate) fn of_level(
+        (w, h): (usize, usize),
+        (fine_w, fine_h): (usize, usize),
+        level: usize,
+        spacing: f64,
+        bc: super::Bc,
+    ) -> Grid {
+        let cell = 1usize << level;
+        let hk = spacing * cell as f64;
+        // Cell `j` of level `k` covers the finest cells `[j 2^k, (j + 1) 2^k)`
+        // that exist: only the last one can be narrower.
+        let last = |cells: usize, fine: usize| (fine - (cells - 1) * cell) as f64 / cell as f64;
+        Grid {
+            w,
+            h,
+            h2: hk * hk,
+            bc: bc.sign(),
+            last_w: last(w, fine_w),
+            last_h: last(h, fine_h),
+        }
+    }
+
     /// The coupling across the face into the last column, relative to a
     /// face between full cells: the centres are `(1 + last_w) / 2` apart.
     pub(crate) fn face_w(&self) -> f64 {
@@ -132,7 +156,7 @@ pub(crate) mod sealed {
 
 /// The ghost sign of a correction or solution: `-1` (odd reflection) for
 /// Dirichlet, `+1` (even) for Neumann.
-fn ghost_sign(bc: f64) -> f64 {
+pub(crate) fn ghost_sign(bc: f64) -> f64 {
     -bc
 }
 

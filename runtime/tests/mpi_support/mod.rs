@@ -113,6 +113,40 @@ impl Checker<'_> {
         self.checks += 1;
     }
 
+    /// Every rank checks `|got - expected| <= bound |expected|`.
+    pub(crate) fn relative(&mut self, what: &str, expected: f64, got: f64, bound: f64) {
+        if (expected - got).abs() > bound * expected.abs() {
+            eprintln!(
+                "MISMATCH {what}: expected {expected:e}, got {got:e} (bound {bound:e} relative)"
+            );
+            self.world.abort(1);
+        }
+        self.checks += 1;
+    }
+
+    /// Rank 0 checks `max |got - expected| <= bound max |expected|`.
+    pub(crate) fn near(
+        &mut self,
+        what: &str,
+        expected: &Image<f32>,
+        got: &DistImage<f32>,
+        bound: f64,
+    ) {
+        if let Some(g) = got.gather(0).expect("gather") {
+            let (e, g) = (expected.to_vec().expect("read"), g.to_vec().expect("read"));
+            let size = e.iter().fold(0.0f64, |m, &v| m.max((v as f64).abs()));
+            let diff = e
+                .iter()
+                .zip(&g)
+                .fold(0.0f64, |m, (&a, &b)| m.max((a as f64 - b as f64).abs()));
+            if diff > bound * size {
+                eprintln!("MISMATCH {what}: differs by {diff:e}, largest value {size:e}");
+                self.world.abort(1);
+            }
+        }
+        self.checks += 1;
+    }
+
     /// Fails every rank with `message` (printed once, by rank 0).
     pub(crate) fn fail(&self, message: &str) -> ! {
         eprintln!("MISMATCH {message}");
