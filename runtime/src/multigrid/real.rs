@@ -198,6 +198,38 @@ macro_rules! launches {
             }
         }
 
+        impl $m::Residual {
+            /// The residual `f - A u` over grid `g`.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>) -> Self {
+                $m::Residual {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                }
+            }
+        }
+
+        impl $m::ResidualCells {
+            /// [`$m::Residual::on_grid`] on a grid of unequal cells.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>) -> Self {
+                $m::ResidualCells {
+                    u: sol(u),
+                    f: Accessor::new(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
+                }
+            }
+        }
+
         impl $m::ProlongAdd {
             /// `keep · u + P e` with the ghost sign of boundary `bc`.
             fn on_grid(bc: f64, keep: f64, u: &Image<$t>, e: &Image<$t>) -> Self {
@@ -255,29 +287,9 @@ macro_rules! launches {
                 out: &Image<$t>,
             ) -> Result<()> {
                 if g.equal_cells() {
-                    return $m::Residual {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        inv_h2: (1.0 / g.h2) as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                    }
-                    .launch(d, IterationSpace::full(out));
+                    return $m::Residual::on_grid(g, u, f).launch(d, IterationSpace::full(out));
                 }
-                $m::ResidualCells {
-                    u: sol(u),
-                    f: Accessor::new(f),
-                    inv_h2: (1.0 / g.h2) as $t,
-                    bc: g.bc as $t,
-                    w: g.w as i32,
-                    h: g.h as i32,
-                    last_w: g.last_w as $t,
-                    last_h: g.last_h as $t,
-                    face_w: g.face_w() as $t,
-                    face_h: g.face_h() as $t,
-                }
-                .launch(d, IterationSpace::full(out))
+                $m::ResidualCells::on_grid(g, u, f).launch(d, IterationSpace::full(out))
             }
             fn restrict(d: &Device, fine: &Image<$t>, out: &Image<$t>) -> Result<()> {
                 $m::Restrict { fine: sol(fine) }.launch(d, IterationSpace::full(out))
@@ -342,15 +354,7 @@ macro_rules! launches {
                 let (u, f) = (fine, fine);
                 Ok(vec![
                     $m::Smooth::on_grid(g, u, f, 0.8, -1).ir()?,
-                    $m::Residual {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        inv_h2: (1.0 / g.h2) as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                    }
-                    .ir()?,
+                    $m::Residual::on_grid(g, u, f).ir()?,
                     $m::ResidualRestrict {
                         u: sol(u),
                         f: sol(f),
@@ -361,19 +365,7 @@ macro_rules! launches {
                     }
                     .ir()?,
                     $m::SmoothCells::on_grid(g, u, f, 0.8, -1).ir()?,
-                    $m::ResidualCells {
-                        u: sol(u),
-                        f: Accessor::new(f),
-                        inv_h2: (1.0 / g.h2) as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                        last_w: g.last_w as $t,
-                        last_h: g.last_h as $t,
-                        face_w: g.face_w() as $t,
-                        face_h: g.face_h() as $t,
-                    }
-                    .ir()?,
+                    $m::ResidualCells::on_grid(g, u, f).ir()?,
                     $m::Restrict { fine: sol(fine) }.ir()?,
                     $m::ResidualRestrictCells {
                         u: sol(u),
