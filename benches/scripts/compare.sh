@@ -6,8 +6,9 @@
 #
 # Creates a Python virtual environment in target/compare-venv with pinned
 # peers (installing python3-venv with apt-get if venv is missing), builds
-# hipacc-bench in release mode and runs benches/scripts/compare.py from the
-# repository root. Results: target/perf-report/, docs/images/perf-chart.svg
+# hipacc-bench, suite-ratios and pipeline-ratios in release mode and runs
+# benches/scripts/pipeline_compare.py, then benches/scripts/compare.py, from
+# the repository root. Results: target/perf-report/, docs/images/perf-chart.svg
 # and PERFORMANCE.md. The hdr workload needs the images in ../shared/hdr
 # (skipped otherwise) and installs pfstools/pfstmo through hdr_compare.sh.
 set -euo pipefail
@@ -43,6 +44,9 @@ if ! [[ -f $STAMP && -x $VENV/bin/python ]]; then
     touch "$STAMP"
 fi
 
-cargo build --release -q -p hipacc-benches --bin hipacc-bench --bin suite-ratios
+cargo build --release -q -p hipacc-benches --bin hipacc-bench --bin suite-ratios --bin pipeline-ratios
 export HL_JIT_TARGET=x86-64-linux-avx-avx2-f16c-fma-sse41
+# Multi-kernel pipelines against Halide's fused schedules: written to
+# target/perf-report/pipelines.md, which compare.py adds to PERFORMANCE.md.
+"$VENV/bin/python" benches/scripts/pipeline_compare.py
 exec "$VENV/bin/python" benches/scripts/compare.py "$@"
