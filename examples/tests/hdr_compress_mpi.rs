@@ -1,8 +1,9 @@
 //! `mpirun -np N hdr-compress IN -o OUT` (the `distributed` feature)
 //! writes the single-process run's PNG, byte for byte, for 1 to 4 ranks
 //! (`HIPACC_MPI_RANKS` picks others), on an odd-sized Radiance file; a
-//! missing or corrupt input stops every rank with one message, a non-zero
-//! status and no output file.
+//! missing or corrupt input, or one too small to split over the ranks,
+//! stops every rank with one message, a non-zero status and no output
+//! file.
 
 mod cli_support;
 
@@ -40,8 +41,12 @@ fn mpirun(ranks: usize, args: &[&str], dir: &Path) -> Output {
 /// gradient, textured shadow), as a Radiance file written by the `image`
 /// crate's encoder.
 fn write_scene(path: &Path) {
+    write_hdr(path, 131, 71);
+}
+
+/// The scene of [`write_scene`] at `w x h`.
+fn write_hdr(path: &Path, w: usize, h: usize) {
     use image::codecs::hdr::HdrEncoder;
-    let (w, h) = (131, 71);
     let pixels: Vec<image::Rgb<f32>> = (0..w * h)
         .map(|i| {
             let (x, y) = (i % w, i / w);
@@ -100,8 +105,15 @@ fn a_bad_input_stops_every_rank_with_one_message_and_no_output() {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();
     std::fs::write(d.join("broken.hdr"), b"#?RADIANCE\nnot really").expect("write");
-    let ranks = rank_counts().into_iter().max().unwrap_or(2);
-    for (input, says) in [("missing.hdr", "missing.hdr"), ("broken.hdr", "broken.hdr")] {
+    write_hdr(&d.join("dot.hdr"), 1, 1);
+    // At least two ranks, so that the 1x1 image cannot be split.
+    let ranks = rank_counts().into_iter().max().unwrap_or(2).max(2);
+    let inputs = [
+        ("missing.hdr", "missing.hdr"),
+        ("broken.hdr", "broken.hdr"),
+        ("dot.hdr", "too small to split"),
+    ];
+    for (input, says) in inputs {
         let out = mpirun(ranks, &[input, "-o", "out.png"], d);
         let all = text(&out);
         assert!(!out.status.success(), "{input}: {all}");
@@ -114,7 +126,7 @@ fn a_bad_input_stops_every_rank_with_one_message_and_no_output() {
         let left: Vec<_> = std::fs::read_dir(d)
             .expect("list")
             .map(|e| e.expect("entry").file_name())
-            .filter(|n| n != "broken.hdr")
+            .filter(|n| n != "broken.hdr" && n != "dot.hdr")
             .collect();
         assert!(left.is_empty(), "{input}: files left behind: {left:?}");
     }
