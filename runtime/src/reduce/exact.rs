@@ -66,6 +66,24 @@ impl ExactSum {
         self
     }
 
+    /// The total, rounded to `f64`: the accumulators from the smallest
+    /// exponent up, each rounded to `f64` and added. Only the accumulators
+    /// enter, so equal sets of values give equal bits.
+    pub(crate) fn value(&self) -> f64 {
+        let finite: f64 = self
+            .mantissas
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m != 0)
+            .map(|(e, &m)| m as f64 * power_of_two(e as i32 - 1075))
+            .sum();
+        finite + self.non_finite
+    }
+}
+
+/// Sending the accumulators between the ranks of a distributed sum.
+#[cfg(any(feature = "distributed", test))]
+impl ExactSum {
     /// The accumulators as bytes, to send to another process.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut out: Vec<u8> = self
@@ -90,20 +108,6 @@ impl ExactSum {
 
     /// Bytes of [`to_bytes`](Self::to_bytes).
     pub(crate) const BYTES: usize = EXPONENTS * 16 + 8;
-
-    /// The total, rounded to `f64`: the accumulators from the smallest
-    /// exponent up, each rounded to `f64` and added. Only the accumulators
-    /// enter, so equal sets of values give equal bits.
-    pub(crate) fn value(&self) -> f64 {
-        let finite: f64 = self
-            .mantissas
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| **m != 0)
-            .map(|(e, &m)| m as f64 * power_of_two(e as i32 - 1075))
-            .sum();
-        finite + self.non_finite
-    }
 }
 
 /// `2^k` for `k` in `[-1074, 1023]`, exactly.
