@@ -33,6 +33,15 @@
 //! No output may be the input file, however its path is spelled
 //! ([`hipacc_examples::hdr::guard`]). A SIGINT or SIGTERM removes the
 //! temporary files of writes in progress before the process exits.
+//!
+//! Built with the `distributed` feature and started by `mpirun` (any
+//! number of ranks, one included), the single-file mode runs split across
+//! the ranks: `mpirun -np 4 hdr-compress big.hdr -o out.png` (rank 0 reads
+//! and writes, every rank tone-maps its block; the output is the
+//! single-process run's, byte for byte; see
+//! `hipacc_examples::hdr::distributed_job`). Only the CPU backend runs
+//! distributed; batch mode and `--emit` run on one rank only. Only rank 0
+//! prints, and a failure on any rank stops all of them with its message.
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -41,9 +50,9 @@ use hipacc::Device;
 use hipacc_examples::hdr::batch::{self, FileResult, Observer};
 use hipacc_examples::hdr::fattal::{self, Params};
 use hipacc_examples::hdr::guard::{self, Source};
-use hipacc_examples::hdr::job::{self, Destination, Job};
+use hipacc_examples::hdr::job::{self, Destination, Job, Outcome};
 use hipacc_examples::hdr::output::{self, OutputKind, FORMAT_NAMES};
-use hipacc_examples::hdr::{interrupt, scene};
+use hipacc_examples::hdr::{interrupt, ranks, scene};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -167,20 +176,38 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    // Under `mpirun` every rank parses the same arguments; one reports.
+    let speaks = ranks::speaks();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if speaks => e.exit(),
+        Err(e) => std::process::exit(e.exit_code()),
+    };
     if let Err(e) = interrupt::install() {
         eprintln!("hdr-compress: warning: signals are not handled: {e}");
     }
-    match run(args) {
-        Ok(code) => code,
+    let ranks = match ranks::Ranks::start() {
+        Ok(ranks) => ranks,
         Err(e) => {
             eprintln!("hdr-compress: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(args, &ranks) {
+        Ok(code) => code,
+        Err(e) => {
+            if speaks {
+                eprintln!("hdr-compress: {e:#}");
+            }
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(args: Args) -> Result<ExitCode> {
+fn run(args: Args, ranks: &ranks::Ranks) -> Result<ExitCode> {
+    if ranks.several() && (args.emit.is_some() || args.out_dir.is_some()) {
+        bail!("--emit and --out-dir run on one process: start hdr-compress without mpirun");
+    }
     let params = params(&args)?;
     if let Some(dir) = &args.emit {
         if !args.inputs.is_empty()
@@ -195,7 +222,7 @@ fn run(args: Args) -> Result<ExitCode> {
     }
     match &args.out_dir {
         Some(dir) => batch_mode(&args, &params, dir),
-        None => single(&args, &params),
+        None => single(&args, &params, ranks),
     }
 }
 
@@ -283,7 +310,34 @@ fn params(args: &Args) -> Result<Params> {
 }
 
 /// One input (or the demo scene) to one output.
-fn single(args: &Args, params: &Params) -> Result<ExitCode> {
+fn single(args: &Args, params: &Params, ranks: &ranks::Ranks) -> Result<ExitCode> {
+    // Every rank checks the arguments and files; all go on only if all
+    // passed, so that no rank waits for one that stopped.
+    let prepared = ranks.agree(prepare(args));
+    let (dev, job) = prepared?;
+    let bar = if ranks.is_root() { stage_bar() } else { None };
+    let tick = |stage: &str| {
+        if let Some(b) = &bar {
+            b.set_message(stage.to_string());
+            b.inc(1);
+        }
+    };
+    let warn = |w: String| eprintln!("hdr-compress: warning: {w}");
+    let srgb = args.encoding == "srgb";
+    let outcome = ranks.run(&dev, &job, params, srgb, &warn, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let Some(outcome) = outcome? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    report(args, &job, &dev, &outcome);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The device and the job of the single-file mode, after every check
+/// that must come before anything is read or written.
+fn prepare(args: &Args) -> Result<(Device, Job)> {
     let source = match args.inputs.as_slice() {
         [] => Source::Demo,
         [one] => Source::Path(one.clone()),
@@ -372,27 +426,19 @@ fn single(args: &Args, params: &Params) -> Result<ExitCode> {
         None => None,
     };
     let dev = Device::from_name(&args.backend)?;
-    let job = Job {
-        source,
-        output,
-        kind,
-        before,
-    };
+    Ok((
+        dev,
+        Job {
+            source,
+            output,
+            kind,
+            before,
+        },
+    ))
+}
 
-    let bar = stage_bar();
-    let tick = |stage: &str| {
-        if let Some(b) = &bar {
-            b.set_message(stage.to_string());
-            b.inc(1);
-        }
-    };
-    let warn = |w: String| eprintln!("hdr-compress: warning: {w}");
-    let outcome = job::run(&dev, &job, params, args.encoding == "srgb", &warn, &tick);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    let outcome = outcome?;
-
+/// `--timings`, `--json` and the names of the files written.
+fn report(args: &Args, job: &Job, dev: &Device, outcome: &Outcome) {
     if args.timings {
         eprintln!("{:<12} {:>9}", "stage", "ms");
         for (name, ms) in &outcome.ms {
@@ -407,7 +453,7 @@ fn single(args: &Args, params: &Params) -> Result<ExitCode> {
     }
     let stdout_free = job.output != Destination::Stdout;
     if args.json {
-        let json = outcome.to_json(&job, &dev.name());
+        let json = outcome.to_json(job, &dev.name());
         // With `-o -` standard output carries the image alone.
         if stdout_free {
             println!("{json}");
@@ -422,7 +468,6 @@ fn single(args: &Args, params: &Params) -> Result<ExitCode> {
         }
         println!("{}", job.output.name());
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `--out-dir DIR`: every input into DIR, several files at a time.

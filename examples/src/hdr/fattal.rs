@@ -320,7 +320,7 @@ fn pipeline(
             },
             &gk,
         )?;
-        thresholds.push(params.alpha * reduce::mean(dev, &gk, None)? as f32);
+        thresholds.push(params.alpha * level_mean(dev, &gk)? as f32);
     }
     lap("gradients")?;
 
@@ -378,27 +378,9 @@ fn pipeline(
 
     let u = poisson.solution();
     let (ulo, uhi) = percentiles(dev, &u, params.black_point, params.white_point)?;
-    let (llo, lhi) = ((params.gamma * ulo).exp(), (params.gamma * uhi).exp());
     lap("normalise")?;
 
-    let (encode, srgb, inv_display_gamma) = match encoding {
-        Encoding::Gamma(g) => (1, 0, 1.0 / g),
-        Encoding::Srgb => (1, 1, 1.0),
-        Encoding::Linear => (0, 0, 1.0),
-    };
-    let colour = Colour {
-        rgb: Accessor::new(input),
-        y: Accessor::new(&y),
-        u: Accessor::new(&u),
-        gamma: params.gamma,
-        lo: llo,
-        inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
-        saturation: params.saturation,
-        inv_display_gamma,
-        encode,
-        srgb,
-        scale,
-    };
+    let colour = colour_kernel((input, &y, &u), params, encoding, (ulo, uhi), scale);
     // On the CPU the stage runs as vector code of its own where it can
     // (see `host_colour`), except when the kernel is being recorded.
     let on_host = if r.record.is_none() && dev.kind() == BackendKind::Cpu {
@@ -428,6 +410,49 @@ fn pipeline(
             flat,
         },
     ))
+}
+
+/// The mean of a gradient level, its threshold's scale. On the host the
+/// order-independent [`reduce::exact_mean`]: a run split across ranks
+/// takes the same bits from its blocks ([`distributed`]), so the two
+/// thresholds, and outputs, are identical. On a GPU the device's own sum.
+fn level_mean(dev: &Device, level: &Image<f32>) -> Result<f64> {
+    if on_device::reduces_on_device(dev) {
+        reduce::mean(dev, level, None)
+    } else {
+        reduce::exact_mean(level, None)
+    }
+}
+
+/// The colour stage's kernel on the input colours, their luminance and
+/// the solution (`rgb`, `y`, `u`), with the solution's black and white
+/// points `(ulo, uhi)` and the luminance scale.
+fn colour_kernel(
+    (rgb, y, u): (&Image<Rgba<f32>>, &Image<f32>, &Image<f32>),
+    params: &Params,
+    encoding: Encoding,
+    (ulo, uhi): (f32, f32),
+    scale: f32,
+) -> Colour {
+    let (llo, lhi) = ((params.gamma * ulo).exp(), (params.gamma * uhi).exp());
+    let (encode, srgb, inv_display_gamma) = match encoding {
+        Encoding::Gamma(g) => (1, 0, 1.0 / g),
+        Encoding::Srgb => (1, 1, 1.0),
+        Encoding::Linear => (0, 0, 1.0),
+    };
+    Colour {
+        rgb: Accessor::new(rgb),
+        y: Accessor::new(y),
+        u: Accessor::new(u),
+        gamma: params.gamma,
+        lo: llo,
+        inv_range: if lhi > llo { 1.0 / (lhi - llo) } else { 0.0 },
+        saturation: params.saturation,
+        inv_display_gamma,
+        encode,
+        srgb,
+        scale,
+    }
 }
 
 /// The power of two that brings a largest luminance `hi` to `[0.5, 1)`
@@ -472,16 +497,41 @@ const FINE: usize = 1 << 6;
 /// fine bin divided by 64, exactly (the bin width scales by a power of
 /// two), so the result is the one-pass result, bit for bit.
 fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(f32, f32)> {
-    let (lo, hi) = (
+    let range = (
         reduce::min(dev, u, None)? as f64,
         reduce::max(dev, u, None)? as f64,
     );
+    locate_percentiles(
+        range,
+        (black, white),
+        |lo, top| reduce::histogram(dev, u, None, BINS / FINE, lo, top),
+        |lo, top, coarse_bins| {
+            if on_device::reduces_on_device(dev) {
+                on_device::fine_counts(dev, u, lo, top, coarse_bins)
+            } else {
+                fine_counts(u, lo, top, coarse_bins)
+            }
+        },
+    )
+}
+
+/// The percentiles of [`percentiles`] from the range `(lo, hi)` of the
+/// values and their counts: `coarse(lo, top)` the [`BINS`]` / `[`FINE`]
+/// coarse bins over `[lo, top)`, `fine(lo, top, [a, b])` the fine bins of
+/// coarse bins `a` and `b`. Whoever counts (one device, or the ranks of a
+/// distributed image), the same counts give the same bits.
+fn locate_percentiles<E>(
+    (lo, hi): (f64, f64),
+    (black, white): (f32, f32),
+    coarse: impl FnOnce(f64, f64) -> std::result::Result<Vec<u64>, E>,
+    fine: impl FnOnce(f64, f64, [usize; 2]) -> std::result::Result<[[u64; FINE]; 2], E>,
+) -> std::result::Result<(f32, f32), E> {
     if hi <= lo {
         return Ok((lo as f32, hi as f32));
     }
     // Widen the top so the maximum falls inside the last bin.
     let top = hi + (hi - lo) * 1e-6;
-    let coarse = reduce::histogram(dev, u, None, BINS / FINE, lo, top)?;
+    let coarse = coarse(lo, top)?;
     let n: u64 = coarse.iter().sum();
     // The value of rank floor(fraction * n) in sorted order.
     let rank = |fraction: f64| ((fraction * n as f64) as u64).min(n.saturating_sub(1));
@@ -500,12 +550,7 @@ fn percentiles(dev: &Device, u: &Image<f32>, black: f32, white: f32) -> Result<(
         }
         (coarse.len() - 1, seen)
     });
-    let coarse_bins = [located[0].0, located[1].0];
-    let fine = if on_device::reduces_on_device(dev) {
-        on_device::fine_counts(dev, u, lo, top, coarse_bins)?
-    } else {
-        fine_counts(u, lo, top, coarse_bins)?
-    };
+    let fine = fine(lo, top, [located[0].0, located[1].0])?;
     let value = |k: usize| -> f32 {
         let ((bin, mut seen), rank) = (located[k], ranks[k]);
         for (j, &c) in fine[k].iter().enumerate() {
@@ -561,6 +606,8 @@ mod host_colour {
         Ok(None)
     }
 }
+#[cfg(feature = "distributed")]
+pub mod distributed;
 mod on_device;
 
 #[cfg(test)]

@@ -115,6 +115,13 @@ pub struct Loaded {
     start: Instant,
 }
 
+impl Loaded {
+    /// The image read (repaired).
+    pub fn image(&self) -> &Image<Rgba<f32>> {
+        &self.image
+    }
+}
+
 /// A result ready to be written.
 pub struct Mapped {
     loaded: Loaded,
@@ -159,6 +166,19 @@ pub fn tone_map(
     let encoding = encoding_for(job.kind, srgb);
     let (result, report) = fattal::tone_map(dev, &loaded.image, params, encoding, tick)
         .with_context(|| job.source.name())?;
+    Ok(mapped(job, loaded, result, report, params, warn))
+}
+
+/// A tone-mapped `result` of `loaded` ready to be written; `warn` hears of
+/// a solve that did not reach its tolerance.
+pub fn mapped(
+    job: &Job,
+    loaded: Loaded,
+    result: Image<Rgba<f32>>,
+    report: fattal::Report,
+    params: &Params,
+    warn: &dyn Fn(String),
+) -> Mapped {
     if !report.converged {
         warn(format!(
             "{}: the Poisson solve stopped after {} cycles with an estimated error of \
@@ -169,11 +189,11 @@ pub fn tone_map(
             params.tol
         ));
     }
-    Ok(Mapped {
+    Mapped {
         loaded,
         result,
         report,
-    })
+    }
 }
 
 /// Writes a result (and the "before" image) where `job` says.

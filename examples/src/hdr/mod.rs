@@ -13,12 +13,17 @@
 //! - [`repair`]: replacing NaN, infinite and negative pixel values.
 //! - [`guard`]: refusing an output that is the input file.
 //! - [`job`]: one run of `hdr-compress` (read, tone-map, write, timings).
+//! - `distributed_job` (the `distributed` feature): one run split across
+//!   MPI ranks (`mpirun -np N hdr-compress IN -o OUT`).
+//! - [`ranks`]: the processes of a run (one, or the ranks of `mpirun`).
 //! - [`batch`]: many files into a directory, several at a time.
 //! - [`interrupt`]: removing unfinished files when a signal stops a run.
 //! - [`huge_alloc`]: the allocator of `hdr-compress`, large blocks on huge
 //!   pages.
 
 pub mod batch;
+#[cfg(feature = "distributed")]
+pub mod distributed_job;
 pub mod exr;
 pub mod fattal;
 pub mod guard;
@@ -29,6 +34,7 @@ pub mod interrupt;
 pub mod job;
 mod kernels;
 pub mod output;
+pub mod ranks;
 pub mod repair;
 pub mod rgbe;
 pub mod scene;

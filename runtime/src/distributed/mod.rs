@@ -28,7 +28,8 @@
 //! keeps a pixel ([`DistPyramid::max_depth`]). A rank that fails on its own
 //! (an unreadable input) tells the others through [`all_ok`] before the
 //! next collective, instead of leaving them waiting in it.
-//! [`sum`], [`min`] and [`max`] reduce over all ranks; [`histogram`]
+//! [`sum`], [`min`] and [`max`] reduce over all ranks ([`exact_sum`] to
+//! the bits of the single-process [`reduce::exact_sum`](crate::reduce::exact_sum)); [`histogram`]
 //! (and [`histogram_window`]) sums the ranks' counts exactly, and
 //! [`argmin`]/[`argmax`] give the global index of the first occurrence.
 //! [`multigrid::DistPoisson`] runs the multigrid solver (cycles and full multigrid) on
@@ -218,6 +219,40 @@ fn all_gather<T: Pixel>(grid: &Grid, value: T) -> Vec<T> {
 pub fn sum<T: Pixel + Into<f64>>(device: &Device, image: &DistImage<T>) -> DistResult<f64> {
     let local = crate::reduce::sum(device, &image.local(), Some(image.interior()))?;
     Ok(all_gather(image.grid(), local).into_iter().sum())
+}
+
+/// The sum of all pixels, bit-identical to
+/// [`reduce::exact_sum`](crate::reduce::exact_sum) of the whole image on
+/// one process, for any rank count: each rank adds its pixels exactly into
+/// integer accumulators, and the ranks' accumulators are added exactly
+/// before the one rounding. Collective; every rank gets it.
+///
+/// ```no_run
+/// use hipacc::distributed::{self, DistImage, Grid};
+/// use hipacc::{reduce, Device, Image};
+/// use std::rc::Rc;
+///
+/// let universe = distributed::initialize()?;
+/// let f = |x: usize, y: usize| ((x * 7 + y * 13) % 97) as f32 * 0.1 - 3.0;
+/// let grid = Rc::new(Grid::new(&universe.world(), 131, 71)?);
+/// let image = DistImage::from_fn(&grid, f)?;
+/// let whole = Image::from_fn(131, 71, f)?;
+/// let s = distributed::exact_sum(&image)?;
+/// assert_eq!(s.to_bits(), reduce::exact_sum(&whole, None)?.to_bits());
+/// # Ok::<(), distributed::DistError>(())
+/// ```
+pub fn exact_sum<T: Pixel + Into<f64>>(image: &DistImage<T>) -> DistResult<f64> {
+    use crate::reduce::ExactSum;
+    let local = crate::reduce::exact_sum_parts(&image.local(), Some(image.interior()))?;
+    let grid = image.grid();
+    let mut all = vec![0u8; ExactSum::BYTES * grid.ranks()];
+    grid.comm()
+        .all_gather_into(&local.to_bytes()[..], &mut all[..]);
+    Ok(all
+        .chunks_exact(ExactSum::BYTES)
+        .map(ExactSum::from_bytes)
+        .fold(ExactSum::new(), |acc, s| acc.merge(&s))
+        .value())
 }
 
 /// The smallest pixel (lane-wise for vectors). Collective; exact.

@@ -468,7 +468,7 @@ impl<T: Real> Poisson<T> {
     /// Neumann: subtracts the mean of the right-hand side.
     fn make_compatible(&self, dev: &Device) -> Result<()> {
         if self.bc == Bc::Neumann {
-            self.shift(dev, &self.f, -crate::reduce::mean(dev, &self.rhs(), None)?)?;
+            self.shift(dev, &self.f, -neumann_mean(dev, &self.rhs())?)?;
         }
         Ok(())
     }
@@ -476,7 +476,7 @@ impl<T: Real> Poisson<T> {
     /// Neumann: shifts the solution to zero mean.
     fn fix_mean(&self, dev: &Device) -> Result<()> {
         if self.bc == Bc::Neumann {
-            let mean = crate::reduce::mean(dev, &self.solution(), None)?;
+            let mean = neumann_mean(dev, &self.solution())?;
             self.shift(dev, &self.u, -mean)?;
         }
         Ok(())
@@ -540,6 +540,20 @@ fn max_change<T: Real>(u: &Image<T>, previous: &mut [T]) -> Result<f64> {
             change
         })
         .reduce(|| 0.0, f64::max))
+}
+
+/// The mean a pure Neumann problem subtracts from `f` and `u`. On the
+/// host the order-independent [`reduce::exact_mean`](crate::reduce::exact_mean):
+/// every pixel of the solution moves with it, and the distributed solver
+/// takes the same bits from its ranks' blocks, so the two solutions agree
+/// bit for bit. On a GPU device holding the image, the device's sum (no
+/// read-back; device sums round in their own order anyway).
+fn neumann_mean<T: Real>(dev: &Device, img: &Image<T>) -> Result<f64> {
+    if dev.gpu().is_some() {
+        crate::reduce::mean(dev, img, None)
+    } else {
+        crate::reduce::exact_mean(img, None)
+    }
 }
 
 /// `sqrt(Σ v² / n)` in `f64`, summed in parallel chunks (a fixed grouping,

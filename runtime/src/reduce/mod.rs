@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`sum`] | `f64` | the sum of the pixels, accumulated in `f64` |
 //! | [`mean`] | `f64` | `sum / pixel count` |
+//! | [`exact_sum`], [`exact_mean`] | `f64` | the same bits for any order of the pixels (each added exactly) |
 //! | [`min`], [`max`] | the pixel type | with `f32`/`f64` NaN ignored unless every pixel is NaN (C's `fmin`/`fmax`) |
 //! | [`argmin`], [`argmax`] | `(T, usize)` | the extreme pixel of a scalar image and the row-major index of its first occurrence (NaN ignored as by `min`/`max`) |
 //! | [`histogram`] | `Vec<u64>` | counts of pixels in `bins` equal bins over `[lo, hi)` |
@@ -36,11 +37,15 @@
 
 mod arg;
 mod by_value;
+mod exact;
 mod histogram;
 
 #[cfg(feature = "distributed")]
 pub(crate) use arg::best;
 pub use arg::{argmax, argmin};
+pub use exact::{exact_mean, exact_sum};
+#[cfg(feature = "distributed")]
+pub(crate) use exact::{exact_sum_parts, ExactSum};
 pub use histogram::{histogram, histogram_window, MAX_BINS};
 
 use crate::gpu::global::{Bins, GlobalRequest};

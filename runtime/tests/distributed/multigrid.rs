@@ -8,9 +8,8 @@
 //! norms are sums of `n` squares in `f64` grouped differently (per rank,
 //! per chunk); each sum is within `(n - 1) u` relative of the exact one
 //! (`u = ε / 2`), so they differ by less than `n ε` relative. A pure
-//! Neumann solve shifts `f` and `u` by means taken from such sums: the
-//! shifts round to `f32` alike but where the two sums straddle a
-//! rounding boundary, so those solutions agree to `f32` rounding.
+//! Neumann solve shifts `f` and `u` by means from exact sums, the same
+//! bits on every split, so those solutions are bit-identical as well.
 
 use super::mpi_support::{pattern, Checker};
 use hipacc::distributed::mpi::topology::SimpleCommunicator;
@@ -105,22 +104,20 @@ fn check_cycles(c: &mut Checker, case: &Case, distributed_levels: Option<usize>)
 }
 
 /// Full multigrid (one cycle per level) from a right-hand side of nonzero
-/// mean: bit-identical for Dirichlet; for Neumann (mean corrections from
-/// sums) within `f32` rounding of the solution's size.
+/// mean: bit-identical, the Neumann mean corrections included.
 fn check_fmg(c: &mut Checker, case: &Case) {
     let dev = Device::cpu();
     let what = case.what("fmg");
     let (single, mut p) = case.problems(&pattern(11));
     single.fmg(&dev, case.opts, 1).expect("single-process fmg");
     p.fmg(&dev, case.opts, 1).expect(&what);
-    match case.bc {
-        Bc::Dirichlet => c.same(&what, &single.solution(), p.solution()),
-        Bc::Neumann => c.near(&what, &single.solution(), p.solution(), 1e-5),
-    }
+    c.same(&what, &single.solution(), p.solution());
 }
 
 /// A Neumann solve (mean of `f` removed first, of `u` last): the
-/// residual histories agree to `f32` rounding, the solutions likewise.
+/// residual histories agree to `f64` rounding of their sums, the
+/// solutions bit for bit; so do those of a solve to an estimated error
+/// (its corrections are exact maxima).
 fn check_solve(c: &mut Checker, case: &Case) {
     let dev = Device::cpu();
     let what = case.what("solve");
@@ -137,7 +134,22 @@ fn check_solve(c: &mut Checker, case: &Case) {
     for (i, (e, g)) in e.residuals.iter().zip(&g.residuals).enumerate() {
         c.relative(&format!("{what}: residual after {i} cycles"), *e, *g, 1e-5);
     }
-    c.near(&what, &single.solution(), p.solution(), 1e-5);
+    c.same(&what, &single.solution(), p.solution());
+    let what = case.what("solve_to_error");
+    let (single, mut p) = case.problems(&pattern(17));
+    single.fmg(&dev, case.opts, 1).expect("single-process fmg");
+    p.fmg(&dev, case.opts, 1).expect(&what);
+    let e = single
+        .solve_to_error(&dev, case.opts, 1e-4, 12)
+        .expect("single-process solve_to_error");
+    let g = p.solve_to_error(&dev, case.opts, 1e-4, 12).expect(&what);
+    let bits = |v: &[f64]| v.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
+    c.equal(
+        &format!("{what}: corrections"),
+        &bits(&e.corrections),
+        &bits(&g.corrections),
+    );
+    c.same(&what, &single.solution(), p.solution());
     // The solution has zero mean on both (the mean correction ran).
     let mean = hipacc::distributed::sum(&dev, p.solution()).expect("sum")
         / (case.grid.width() * case.grid.height()) as f64;

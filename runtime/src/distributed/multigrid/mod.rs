@@ -20,14 +20,17 @@
 //! solution bit-identical to the single-process one for any rank count
 //! and any `gather_at`.
 //!
-//! Sums are the exception. The residual norm sums each rank's squares in
-//! `f64` and adds the ranks' sums, so it differs from
-//! [`Poisson::residual_norm`] by the rounding of that sum; a pure Neumann
-//! problem's mean corrections ([`DistPoisson::fmg`], [`DistPoisson::solve`]
-//! subtract the mean of `f` first and of `u` last, as the single-process
-//! solver does) take the mean from [`sum`](super::sum), which
-//! likewise rounds differently, so their solutions agree to rounding,
-//! not bit for bit.
+//! A pure Neumann problem's mean corrections ([`DistPoisson::fmg`],
+//! [`DistPoisson::solve`] and [`DistPoisson::solve_to_error`] subtract the
+//! mean of `f` first and of `u` last, as the single-process solver does)
+//! take the mean from [`exact_sum`](super::exact_sum), the bits of the
+//! single-process solver's host mean
+//! ([`reduce::exact_mean`](crate::reduce::exact_mean)) for any rank count,
+//! so those solutions are bit-identical too. The residual norm is the
+//! exception: it sums each rank's squares in `f64` and adds the ranks'
+//! sums, so it differs from [`Poisson::residual_norm`] by the rounding of
+//! that sum, and a [`DistPoisson::solve`] stopping on it could stop a cycle
+//! earlier or later where a residual lands on its tolerance.
 //!
 //! ```no_run
 //! use hipacc::distributed::{self, multigrid::DistPoisson, Grid};
@@ -57,6 +60,7 @@
 mod cycle;
 mod launch;
 mod stats;
+mod to_error;
 
 pub use launch::DistReal;
 pub use stats::CycleStats;
@@ -326,7 +330,7 @@ impl<T: DistReal> DistPoisson<T> {
     fn make_compatible(&mut self, dev: &Device) -> DistResult<()> {
         if self.bc == Bc::Neumann {
             let l = &mut self.levels[0];
-            let mean = mean(dev, &l.f)?;
+            let mean = mean(&l.f)?;
             T::dist_offset(dev, &l.f, -mean, &l.t)?;
             std::mem::swap(&mut l.f, &mut l.t);
         }
@@ -337,7 +341,7 @@ impl<T: DistReal> DistPoisson<T> {
     fn fix_mean(&mut self, dev: &Device) -> DistResult<()> {
         if self.bc == Bc::Neumann {
             let l = &mut self.levels[0];
-            let mean = mean(dev, &l.u)?;
+            let mean = mean(&l.u)?;
             T::dist_offset(dev, &l.u, -mean, &l.t)?;
             std::mem::swap(&mut l.u, &mut l.t);
         }
@@ -345,8 +349,9 @@ impl<T: DistReal> DistPoisson<T> {
     }
 }
 
-/// The mean of a distributed image, from the all-reduced [`sum`](super::sum).
-fn mean<T: DistReal>(dev: &Device, img: &DistImage<T>) -> DistResult<f64> {
+/// The mean of a distributed image, from the exact all-reduced
+/// [`exact_sum`](super::exact_sum): the single-process solver's bits.
+fn mean<T: DistReal>(img: &DistImage<T>) -> DistResult<f64> {
     let g = img.grid();
-    Ok(super::sum(dev, img)? / (g.width() * g.height()) as f64)
+    Ok(super::exact_sum(img)? / (g.width() * g.height()) as f64)
 }
