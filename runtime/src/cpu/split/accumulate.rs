@@ -23,7 +23,7 @@
 use super::fuse::Arg;
 use super::{scalar_op, Bin, Op, Tape, Update};
 use crate::cpu::exp::exp_each;
-use crate::cpu::simd::dispatch;
+use crate::cpu::simd::avx2_fma;
 use std::ops::Range;
 
 /// Columns per block: two vectors of eight, whose `exp`s are independent
@@ -110,6 +110,9 @@ pub(super) fn recognise(
     };
     let (a, square) = match a {
         Arg::Row(a) => (src(a)?, None),
+        // `min` and `max` of a NaN take the other operand: left to the
+        // passes, whose compiled form is the reference.
+        Arg::Square(Bin::Min | Bin::Max, ..) => return None,
         Arg::Square(op, a, b) => (src(a)?, Some((op, src(b)?))),
     };
     let sums = updates
@@ -198,9 +201,9 @@ impl Accumulate {
         let square = self.square.map(|(op, b)| (op, row(b)));
         let factors: Vec<Option<Row>> = self.sums.iter().map(|&(_, f)| f.map(row)).collect();
         match accs.len() {
-            1 => sums1(a, square, &taps, &factors, &mut accs, cols),
-            2 => sums2(a, square, &taps, &factors, &mut accs, cols),
-            3 => sums3(a, square, &taps, &factors, &mut accs, cols),
+            1 => sums::<1>(a, square, &taps, &factors, &mut accs, cols),
+            2 => sums::<2>(a, square, &taps, &factors, &mut accs, cols),
+            3 => sums::<3>(a, square, &taps, &factors, &mut accs, cols),
             n => unreachable!("bug: {n} sums in registers"),
         }
         for (&(home, _), acc) in self.sums.iter().zip(accs) {
@@ -234,8 +237,7 @@ fn blocks<const N: usize>(
                         Bin::Sub => std::array::from_fn(|l| a[l] - b[l]),
                         Bin::Mul => std::array::from_fn(|l| a[l] * b[l]),
                         Bin::Div => std::array::from_fn(|l| a[l] / b[l]),
-                        Bin::Min => std::array::from_fn(|l| a[l].min(b[l])),
-                        Bin::Max => std::array::from_fn(|l| a[l].max(b[l])),
+                        Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
                     };
                     d.map(|d| d * d * s)
                 }
@@ -260,25 +262,120 @@ fn blocks<const N: usize>(
     }
 }
 
-dispatch! {
-    /// [`blocks`] for one sum, compiled for AVX2 where the CPU has it.
-    fn sums1<>(a: Row, square: Option<(Bin, Row)>, taps: &[Tap], factors: &[Option<Row>], accs: &mut [Vec<f32>], cols: Range<usize>) {
-        blocks::<1>(a, square, taps, factors, accs, cols)
+/// [`blocks`] for `N` sums: [`wide`] where the CPU has AVX2 and FMA.
+fn sums<const N: usize>(
+    a: Row,
+    square: Option<(Bin, Row)>,
+    taps: &[Tap],
+    factors: &[Option<Row>],
+    accs: &mut [Vec<f32>],
+    cols: Range<usize>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA.
+        return unsafe { wide::<N>(a, square, taps, factors, accs, cols) };
     }
+    blocks::<N>(a, square, taps, factors, accs, cols)
 }
 
-dispatch! {
-    /// [`blocks`] for two sums (a weighted mean's numerator and
-    /// denominator), compiled for AVX2 where the CPU has it.
-    fn sums2<>(a: Row, square: Option<(Bin, Row)>, taps: &[Tap], factors: &[Option<Row>], accs: &mut [Vec<f32>], cols: Range<usize>) {
-        blocks::<2>(a, square, taps, factors, accs, cols)
-    }
+/// Eight lanes of `r` from column `c` (at the tap `shift` where it moves).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn load8(r: Row, shift: usize, c: usize) -> std::arch::x86_64::__m256 {
+    let o = if r.moves { shift + c } else { c };
+    let lanes = &r.lanes[o..o + 8];
+    // SAFETY: `lanes` holds eight f32s.
+    unsafe { std::arch::x86_64::_mm256_loadu_ps(lanes.as_ptr()) }
 }
 
-dispatch! {
-    /// [`blocks`] for three sums, compiled for AVX2 where the CPU has it.
-    fn sums3<>(a: Row, square: Option<(Bin, Row)>, taps: &[Tap], factors: &[Option<Row>], accs: &mut [Vec<f32>], cols: Range<usize>) {
-        blocks::<3>(a, square, taps, factors, accs, cols)
+/// [`blocks`] written with AVX2 and FMA instructions, whose values are
+/// those of the scalar operations (each product and sum rounded as
+/// there): the compiler spilled [`blocks`]' sums and weights to memory
+/// between the taps.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn wide<const N: usize>(
+    a: Row,
+    square: Option<(Bin, Row)>,
+    taps: &[Tap],
+    factors: &[Option<Row>],
+    accs: &mut [Vec<f32>],
+    cols: Range<usize>,
+) {
+    use crate::cpu::exp::{exp_lane, exp_normal8};
+    use std::arch::x86_64::*;
+    let factors: [Option<Row>; N] = std::array::from_fn(|u| factors[u]);
+    for c in cols.step_by(LANES) {
+        let mut acc = [[_mm256_setzero_ps(); 2]; N];
+        for (acc, row) in acc.iter_mut().zip(accs.iter()) {
+            for (h, v) in acc.iter_mut().enumerate() {
+                let lanes = &row[c + 8 * h..c + 8 * h + 8];
+                // SAFETY: `lanes` holds eight f32s.
+                *v = unsafe { _mm256_loadu_ps(lanes.as_ptr()) };
+            }
+        }
+        for &(shift, s, k) in taps {
+            let (sv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(k));
+            let mut x = [_mm256_setzero_ps(); 2];
+            let mut w = x;
+            let mut inside = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+            for h in 0..2 {
+                // SAFETY (here and below): AVX2 and FMA, the callers'.
+                let av = unsafe { load8(a, shift, c + 8 * h) };
+                x[h] = match square {
+                    None => _mm256_mul_ps(av, sv),
+                    Some((op, b)) => {
+                        let bv = unsafe { load8(b, shift, c + 8 * h) };
+                        let d = match op {
+                            Bin::Add => _mm256_add_ps(av, bv),
+                            Bin::Sub => _mm256_sub_ps(av, bv),
+                            Bin::Mul => _mm256_mul_ps(av, bv),
+                            Bin::Div => _mm256_div_ps(av, bv),
+                            Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
+                        };
+                        _mm256_mul_ps(_mm256_mul_ps(d, d), sv)
+                    }
+                };
+                let (v, ins) = unsafe { exp_normal8(x[h]) };
+                w[h] = _mm256_mul_ps(v, kv);
+                inside = _mm256_and_ps(inside, ins);
+            }
+            // Lanes outside the normal range: the general form, rarely.
+            if _mm256_movemask_ps(inside) != 0xff {
+                for h in 0..2 {
+                    let mut l = [0.0f32; 8];
+                    // SAFETY: `l` holds eight f32s.
+                    unsafe { _mm256_storeu_ps(l.as_mut_ptr(), x[h]) };
+                    let l = l.map(|x| exp_lane(x) * k);
+                    // SAFETY: as above.
+                    w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
+                }
+            }
+            for (acc, f) in acc.iter_mut().zip(factors) {
+                for h in 0..2 {
+                    let add = match f {
+                        None => w[h],
+                        Some(f) => _mm256_mul_ps(w[h], unsafe { load8(f, shift, c + 8 * h) }),
+                    };
+                    acc[h] = _mm256_add_ps(acc[h], add);
+                }
+            }
+        }
+        for (acc, row) in acc.iter().zip(accs.iter_mut()) {
+            for (h, v) in acc.iter().enumerate() {
+                let lanes = &mut row[c + 8 * h..c + 8 * h + 8];
+                // SAFETY: `lanes` holds eight f32s.
+                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *v) };
+            }
+        }
     }
 }
 
@@ -342,7 +439,7 @@ mod tests {
             (None, false, Some(Scalar::Param(1))),
             (Some(Scalar::Const(60.0)), false, None),
         ];
-        let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div, Bin::Min, Bin::Max];
+        let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div];
         let squares = ops
             .iter()
             .map(|&op| Some((op, Src::Outer(0))))
