@@ -41,30 +41,67 @@ const UNDERFLOW: f32 = -103.972_08;
 /// exponent is that of `exp(r)` (`-1` or `0`) plus `n`.
 const NORMAL: f32 = 86.0;
 
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+// ln 2 split so that `n · LN2_HI` is exact for |n| < 2^10.
+const LN2_HI: f32 = 0.693_359_4;
+const LN2_LO: f32 = -2.121_944_4e-4;
+// 1.5 · 2^23: adding it rounds a value of magnitude below 2^22 to an
+// integer (to nearest), which then sits in the low mantissa bits. This
+// keeps `n` in vector registers where `round` and `as i32` (saturating)
+// went lane by lane.
+const SHIFTER: f32 = 12_582_912.0;
+/// The polynomial's coefficients, highest degree first.
+const POLY: [f32; 6] = [
+    1.987_569_1e-4,
+    1.398_199_9e-3,
+    8.333_452e-3,
+    4.166_579_6e-2,
+    1.666_666_5e-1,
+    0.5,
+];
+
 /// `exp(r)` and `1.5 · 2^23 + n` (whose low mantissa bits hold `n`) for
 /// `x = n ln 2 + r`.
 #[inline(always)]
 fn reduced(x: f32) -> (f32, f32) {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    // ln 2 split so that `n · LN2_HI` is exact for |n| < 2^10.
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    // 1.5 · 2^23: adding it rounds a value of magnitude below 2^22 to an
-    // integer (to nearest), which then sits in the low mantissa bits. This
-    // keeps `n` in vector registers where `round` and `as i32` (saturating)
-    // went lane by lane.
-    const SHIFTER: f32 = 12_582_912.0;
     let t = x.mul_add(LOG2E, SHIFTER);
     let n = t - SHIFTER;
     let r = (-n).mul_add(LN2_HI, x);
     let r = (-n).mul_add(LN2_LO, r);
-    let p = 1.987_569_1e-4_f32;
-    let p = p.mul_add(r, 1.398_199_9e-3);
-    let p = p.mul_add(r, 8.333_452e-3);
-    let p = p.mul_add(r, 4.166_579_6e-2);
-    let p = p.mul_add(r, 1.666_666_5e-1);
-    let p = p.mul_add(r, 0.5);
+    let p = POLY[1..].iter().fold(POLY[0], |p, &c| p.mul_add(r, c));
     ((p * r).mul_add(r, r) + 1.0, t)
+}
+
+/// [`exp_normal`] of eight lanes with AVX2 and FMA: the same operations
+/// as instructions (each `mul_add` one fused multiply-add), so the same
+/// bits, and a mask of the lanes within `±NORMAL`.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub(crate) unsafe fn exp_normal8(
+    x: std::arch::x86_64::__m256,
+) -> (std::arch::x86_64::__m256, std::arch::x86_64::__m256) {
+    use std::arch::x86_64::*;
+    let c = |v: f32| _mm256_set1_ps(v);
+    let t = _mm256_fmadd_ps(x, c(LOG2E), c(SHIFTER));
+    let n = _mm256_sub_ps(t, c(SHIFTER));
+    // `(-n) · h + x` rounded once is `-(n · h) + x` rounded once.
+    let r = _mm256_fnmadd_ps(n, c(LN2_HI), x);
+    let r = _mm256_fnmadd_ps(n, c(LN2_LO), r);
+    let p = POLY[1..]
+        .iter()
+        .fold(c(POLY[0]), |p, &k| _mm256_fmadd_ps(p, r, c(k)));
+    let e = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), c(1.0));
+    let v = _mm256_add_epi32(
+        _mm256_castps_si256(e),
+        _mm256_slli_epi32::<23>(_mm256_castps_si256(t)),
+    );
+    let abs = _mm256_andnot_ps(c(-0.0), x);
+    let inside = _mm256_cmp_ps::<_CMP_LE_OQ>(abs, c(NORMAL));
+    (_mm256_castsi256_ps(v), inside)
 }
 
 /// `exp(x)` for `|x| ≤ NORMAL`, and whether `x` is within it (false for
@@ -80,7 +117,7 @@ fn exp_normal(x: f32) -> (f32, bool) {
 
 /// `exp(x)` of any lane; the bits of [`exp_normal`] within `±NORMAL`.
 #[inline(always)]
-fn exp_lane(x: f32) -> f32 {
+pub(crate) fn exp_lane(x: f32) -> f32 {
     let (e, t) = reduced(x.clamp(UNDERFLOW, OVERFLOW));
     // 2^n as two factors, each a normal power of two for n in -150..=128
     // (wrapping: a NaN lane computes garbage here, replaced below).

@@ -49,7 +49,9 @@
 //! variables' rows. Chains of the body whose intermediate values nothing
 //! else reads (a squared difference, `exp` of a scaled or negated value
 //! or square times a scalar, an update by a product) run as one pass each
-//! ([`fuse`]): a Gaussian range weight `k · exp(-(v - c)² · s)` is one. Without `exp` each pixel runs the same f32 operations in
+//! ([`fuse`]): a Gaussian range weight `k · exp(-(v - c)² · s)` is one. A body that is
+//! then one such weight and sums of it (a bilateral filter's) runs as a
+//! window loop with the sums in registers ([`accumulate`]). Without `exp` each pixel runs the same f32 operations in
 //! the same order: the same bits as the direct path. `exp` runs as a
 //! vectorised polynomial within 2 ulp of `f32::exp` ([`super::exp`]): a
 //! bilateral weight then moves by about 3 ε relative, its weighted mean by
@@ -74,6 +76,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
+mod accumulate;
 mod fuse;
 
 /// Output columns an `iterate` body runs over per step: its rows (about
@@ -193,6 +196,9 @@ struct Walk {
     /// coefficient that only binary steps use, which take it as a scalar
     /// (see [`splat_only`]), or the step of an [`Update`].
     skip: Vec<bool>,
+    /// The body as one weight and sums of it, run with the sums in
+    /// registers ([`accumulate`]).
+    accumulate: Option<accumulate::Accumulate>,
 }
 
 /// An assignment of an `iterate` body applied in place: the row of the
@@ -438,12 +444,14 @@ impl Compiler<'_> {
             }
         }
         fuse::chains(&mut tape, &mut skip, &mut updates, &copied);
+        let accumulate = accumulate::recognise(&tape, &skip, &updates, &copied);
         Some(Walk {
             window,
             body: tape,
             carried: copied,
             updates,
             skip,
+            accumulate,
         })
     }
 
@@ -1054,7 +1062,19 @@ impl Walker<'_> {
                 self.sources[a].gather(sy, -cx, &mut self.reads[a][k * n..(k + 1) * n]);
             }
         }
-        for c0 in (0..w).step_by(WALK_LANES) {
+        // Whole blocks of a body in [`accumulate`]'s form run there, the
+        // columns after them here.
+        let mut start = 0;
+        if let Some(acc) = &walk.accumulate {
+            start = w - w % accumulate::LANES;
+            let taps: Vec<(usize, f32)> = rows
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &(_, taps))| taps.iter().map(move |&(i, coef)| (k * n + i, coef)))
+                .collect();
+            acc.run(self.params, self.reads, &taps, outer, 0..start);
+        }
+        for c0 in (start..w).step_by(WALK_LANES) {
             let lanes = WALK_LANES.min(w - c0);
             for (k, &(_, taps)) in rows.iter().enumerate() {
                 for &(i, coef) in taps {

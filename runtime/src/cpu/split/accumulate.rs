@@ -1,0 +1,508 @@
+//! An `iterate` body that is one `exp` weight and running sums of it, run
+//! with the sums in registers.
+//!
+//! A bilateral filter's body `w = m · exp(-(v - c)² · s); num += w · v;
+//! den += w` runs, fused ([`super::fuse`]), as three passes per tap over a
+//! block of [`super::WALK_LANES`] columns: the weight's row, then each
+//! update loading and storing its variable's row. Each pass is a call
+//! through the tape interpreter, and two of the three only move memory
+//! around a multiply-add. Where, after fusion, the body computes nothing
+//! but that one weight (an [`Op::ExpScaled`] of accessor reads and rows
+//! the body does not assign) and every assignment adds the weight, or the
+//! weight times an accessor read or such a row, to its variable, the walk
+//! runs here instead: for each block of [`LANES`] columns, every tap in
+//! the direct path's order, the weight and all sums held in registers
+//! across the taps, each variable loaded and stored once per block (as a
+//! compiled window loop, Halide's schedule of the same body).
+//!
+//! Every lane computes the same f32 operations on the same operands, in
+//! the same order, as the fused passes it replaces ([`super::fuse`]'s
+//! `exp_square`, [`crate::cpu::exp::exp_scaled_row`], `update_product` and
+//! `update`): the same bits, `NaN`s included (checked in the tests below).
+
+use super::fuse::Arg;
+use super::{scalar_op, Bin, Op, Tape, Update};
+use crate::cpu::exp::exp_each;
+use crate::cpu::simd::avx2_fma;
+use std::ops::Range;
+
+/// Columns per block: two vectors of eight, whose `exp`s are independent
+/// chains the CPU overlaps.
+pub(super) const LANES: usize = 16;
+
+/// The most variables a body may sum into here (each a register pair).
+const MAX_SUMS: usize = 3;
+
+/// A row the fused pass reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Src {
+    /// The accessor slot's gathered window rows, at the tap.
+    Read(usize),
+    /// A row of the tape around the walk that the walk does not assign.
+    Outer(usize),
+}
+
+/// A value the same in every lane of a tap.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scalar {
+    Const(f32),
+    Param(usize),
+    /// The mask coefficient at the tap.
+    Coef,
+}
+
+impl Scalar {
+    fn value(self, params: &[f32], coef: f32) -> f32 {
+        match self {
+            Scalar::Const(c) => c,
+            Scalar::Param(p) => params[p],
+            Scalar::Coef => coef,
+        }
+    }
+}
+
+/// A walk whose body is a weight `exp(x · s) · k` and sums of it: `x` is
+/// `(a op b)²` or `a`, and sum `i` adds the weight (times a factor row)
+/// to the variable at `sums[i].0`.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Accumulate {
+    a: Src,
+    square: Option<(Bin, Src)>,
+    /// `s`, negated where `neg` (1 where `None`).
+    s: Option<Scalar>,
+    neg: bool,
+    /// `k` (1 where `None`).
+    k: Option<Scalar>,
+    sums: Vec<(usize, Option<Src>)>,
+}
+
+/// The [`Accumulate`] form of a fused walk body (`tape`, its `skip` steps,
+/// in-place `updates` and `carried` copies), if it has it.
+pub(super) fn recognise(
+    tape: &Tape,
+    skip: &[bool],
+    updates: &[Update],
+    carried: &[(usize, usize)],
+) -> Option<Accumulate> {
+    if !carried.is_empty() || updates.is_empty() || updates.len() > MAX_SUMS {
+        return None;
+    }
+    let mut computed = (0..tape.ops.len()).filter(|&i| {
+        !skip[i] && !scalar_op(&tape.ops[i]) && !matches!(tape.ops[i], Op::Read(_) | Op::Outer(_))
+    });
+    let weight = computed.next()?;
+    computed.next().is_none().then_some(())?;
+    let Op::ExpScaled { a, neg, s, k } = tape.ops[weight] else {
+        return None;
+    };
+    // Rows the updates write change from tap to tap: not read here.
+    let src = |j: usize| match tape.ops[j] {
+        Op::Read(a) => Some(Src::Read(a)),
+        Op::Outer(r) if updates.iter().all(|u| u.home != r) => Some(Src::Outer(r)),
+        _ => None,
+    };
+    let scalar = |j: Option<usize>| match j.map(|j| tape.ops[j]) {
+        None => Some(None),
+        Some(Op::Const(c)) => Some(Some(Scalar::Const(c))),
+        Some(Op::Param(p)) => Some(Some(Scalar::Param(p))),
+        Some(Op::Coef) => Some(Some(Scalar::Coef)),
+        Some(_) => None,
+    };
+    let (a, square) = match a {
+        Arg::Row(a) => (src(a)?, None),
+        // `min` and `max` of a NaN take the other operand: left to the
+        // passes, whose compiled form is the reference.
+        Arg::Square(Bin::Min | Bin::Max, ..) => return None,
+        Arg::Square(op, a, b) => (src(a)?, Some((op, src(b)?))),
+    };
+    let sums = updates
+        .iter()
+        .map(|u| {
+            (u.op == Bin::Add).then_some(())?;
+            let factor = match u.product {
+                None if u.x == weight => None,
+                Some((p, q)) if p == weight => Some(src(q)?),
+                Some((p, q)) if q == weight => Some(src(p)?),
+                _ => return None,
+            };
+            Some((u.home, factor))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Accumulate {
+        a,
+        square,
+        s: scalar(s)?,
+        neg,
+        k: scalar(k)?,
+        sums,
+    })
+}
+
+/// A row as the block loop reads it: from the tap's column (`moves`) or
+/// from the block's.
+#[derive(Clone, Copy)]
+struct Row<'a> {
+    lanes: &'a [f32],
+    moves: bool,
+}
+
+impl Row<'_> {
+    #[inline(always)]
+    fn at(self, shift: usize, c: usize) -> [f32; LANES] {
+        let o = if self.moves { shift + c } else { c };
+        self.lanes[o..o + LANES]
+            .try_into()
+            .expect("a block of lanes")
+    }
+}
+
+/// A tap: the offset of its column in the gathered rows, `s` and `k`.
+type Tap = (usize, f32, f32);
+
+impl Accumulate {
+    /// Runs the walk at `taps` (each the offset of its column in the
+    /// gathered `reads` and its coefficient, in the direct path's order)
+    /// over the output columns `cols`, whose length is a multiple of
+    /// [`LANES`], updating the variables' rows in `outer`.
+    pub(super) fn run(
+        &self,
+        params: &[f32],
+        reads: &[Vec<f32>],
+        taps: &[(usize, f32)],
+        outer: &mut [Vec<f32>],
+        cols: Range<usize>,
+    ) {
+        let taps: Vec<Tap> = taps
+            .iter()
+            .map(|&(shift, coef)| {
+                let s = self.s.map_or(1.0, |s| s.value(params, coef));
+                // `(-x) · s` is `x · (-s)` exactly: rounding is symmetric.
+                let s = if self.neg { -s } else { s };
+                (shift, s, self.k.map_or(1.0, |k| k.value(params, coef)))
+            })
+            .collect();
+        // The variables' rows leave `outer` while the others are read.
+        let mut accs: Vec<Vec<f32>> = self
+            .sums
+            .iter()
+            .map(|&(home, _)| std::mem::take(&mut outer[home]))
+            .collect();
+        let row = |s: Src| match s {
+            Src::Read(a) => Row {
+                lanes: &reads[a],
+                moves: true,
+            },
+            Src::Outer(r) => Row {
+                lanes: &outer[r],
+                moves: false,
+            },
+        };
+        let a = row(self.a);
+        let square = self.square.map(|(op, b)| (op, row(b)));
+        let factors: Vec<Option<Row>> = self.sums.iter().map(|&(_, f)| f.map(row)).collect();
+        match accs.len() {
+            1 => sums::<1>(a, square, &taps, &factors, &mut accs, cols),
+            2 => sums::<2>(a, square, &taps, &factors, &mut accs, cols),
+            3 => sums::<3>(a, square, &taps, &factors, &mut accs, cols),
+            n => unreachable!("bug: {n} sums in registers"),
+        }
+        for (&(home, _), acc) in self.sums.iter().zip(accs) {
+            outer[home] = acc;
+        }
+    }
+}
+
+/// The block loop for `N` sums: per block, every tap's weight and its
+/// additions to the sums, which stay in registers across the taps.
+#[inline(always)]
+fn blocks<const N: usize>(
+    a: Row,
+    square: Option<(Bin, Row)>,
+    taps: &[Tap],
+    factors: &[Option<Row>],
+    accs: &mut [Vec<f32>],
+    cols: Range<usize>,
+) {
+    let factors: [Option<Row>; N] = std::array::from_fn(|u| factors[u]);
+    for c in cols.step_by(LANES) {
+        let mut acc: [[f32; LANES]; N] =
+            std::array::from_fn(|u| accs[u][c..c + LANES].try_into().expect("a block of lanes"));
+        for &(shift, s, k) in taps {
+            let x = match square {
+                None => a.at(shift, c).map(|a| a * s),
+                Some((op, b)) => {
+                    let (a, b) = (a.at(shift, c), b.at(shift, c));
+                    let d: [f32; LANES] = match op {
+                        Bin::Add => std::array::from_fn(|l| a[l] + b[l]),
+                        Bin::Sub => std::array::from_fn(|l| a[l] - b[l]),
+                        Bin::Mul => std::array::from_fn(|l| a[l] * b[l]),
+                        Bin::Div => std::array::from_fn(|l| a[l] / b[l]),
+                        Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
+                    };
+                    d.map(|d| d * d * s)
+                }
+            };
+            let mut w = [0.0f32; LANES];
+            exp_each(x.into_iter(), k, &mut w);
+            for (acc, f) in acc.iter_mut().zip(factors) {
+                match f {
+                    None => acc.iter_mut().zip(w).for_each(|(v, w)| *v += w),
+                    Some(f) => {
+                        let f = f.at(shift, c);
+                        acc.iter_mut()
+                            .zip(w.iter().zip(f))
+                            .for_each(|(v, (&w, f))| *v += w * f);
+                    }
+                }
+            }
+        }
+        for (row, acc) in accs.iter_mut().zip(acc) {
+            row[c..c + LANES].copy_from_slice(&acc);
+        }
+    }
+}
+
+/// [`blocks`] for `N` sums: [`wide`] where the CPU has AVX2 and FMA.
+fn sums<const N: usize>(
+    a: Row,
+    square: Option<(Bin, Row)>,
+    taps: &[Tap],
+    factors: &[Option<Row>],
+    accs: &mut [Vec<f32>],
+    cols: Range<usize>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA.
+        return unsafe { wide::<N>(a, square, taps, factors, accs, cols) };
+    }
+    blocks::<N>(a, square, taps, factors, accs, cols)
+}
+
+/// Eight lanes of `r` from column `c` (at the tap `shift` where it moves).
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn load8(r: Row, shift: usize, c: usize) -> std::arch::x86_64::__m256 {
+    let o = if r.moves { shift + c } else { c };
+    let lanes = &r.lanes[o..o + 8];
+    // SAFETY: `lanes` holds eight f32s.
+    unsafe { std::arch::x86_64::_mm256_loadu_ps(lanes.as_ptr()) }
+}
+
+/// [`blocks`] written with AVX2 and FMA instructions, whose values are
+/// those of the scalar operations (each product and sum rounded as
+/// there): the compiler spilled [`blocks`]' sums and weights to memory
+/// between the taps.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn wide<const N: usize>(
+    a: Row,
+    square: Option<(Bin, Row)>,
+    taps: &[Tap],
+    factors: &[Option<Row>],
+    accs: &mut [Vec<f32>],
+    cols: Range<usize>,
+) {
+    use crate::cpu::exp::{exp_lane, exp_normal8};
+    use std::arch::x86_64::*;
+    let factors: [Option<Row>; N] = std::array::from_fn(|u| factors[u]);
+    for c in cols.step_by(LANES) {
+        let mut acc = [[_mm256_setzero_ps(); 2]; N];
+        for (acc, row) in acc.iter_mut().zip(accs.iter()) {
+            for (h, v) in acc.iter_mut().enumerate() {
+                let lanes = &row[c + 8 * h..c + 8 * h + 8];
+                // SAFETY: `lanes` holds eight f32s.
+                *v = unsafe { _mm256_loadu_ps(lanes.as_ptr()) };
+            }
+        }
+        for &(shift, s, k) in taps {
+            let (sv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(k));
+            let mut x = [_mm256_setzero_ps(); 2];
+            let mut w = x;
+            let mut inside = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+            for h in 0..2 {
+                // SAFETY (here and below): AVX2 and FMA, the callers'.
+                let av = unsafe { load8(a, shift, c + 8 * h) };
+                x[h] = match square {
+                    None => _mm256_mul_ps(av, sv),
+                    Some((op, b)) => {
+                        let bv = unsafe { load8(b, shift, c + 8 * h) };
+                        let d = match op {
+                            Bin::Add => _mm256_add_ps(av, bv),
+                            Bin::Sub => _mm256_sub_ps(av, bv),
+                            Bin::Mul => _mm256_mul_ps(av, bv),
+                            Bin::Div => _mm256_div_ps(av, bv),
+                            Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
+                        };
+                        _mm256_mul_ps(_mm256_mul_ps(d, d), sv)
+                    }
+                };
+                let (v, ins) = unsafe { exp_normal8(x[h]) };
+                w[h] = _mm256_mul_ps(v, kv);
+                inside = _mm256_and_ps(inside, ins);
+            }
+            // Lanes outside the normal range: the general form, rarely.
+            if _mm256_movemask_ps(inside) != 0xff {
+                for h in 0..2 {
+                    let mut l = [0.0f32; 8];
+                    // SAFETY: `l` holds eight f32s.
+                    unsafe { _mm256_storeu_ps(l.as_mut_ptr(), x[h]) };
+                    let l = l.map(|x| exp_lane(x) * k);
+                    // SAFETY: as above.
+                    w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
+                }
+            }
+            for (acc, f) in acc.iter_mut().zip(factors) {
+                for h in 0..2 {
+                    let add = match f {
+                        None => w[h],
+                        Some(f) => _mm256_mul_ps(w[h], unsafe { load8(f, shift, c + 8 * h) }),
+                    };
+                    acc[h] = _mm256_add_ps(acc[h], add);
+                }
+            }
+        }
+        for (acc, row) in acc.iter().zip(accs.iter_mut()) {
+            for (h, v) in acc.iter().enumerate() {
+                let lanes = &mut row[c + 8 * h..c + 8 * h + 8];
+                // SAFETY: `lanes` holds eight f32s.
+                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *v) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::exp::exp_scaled_row;
+    use crate::cpu::split::fuse::{exp_square, update_product};
+    use crate::cpu::split::{update, Side};
+
+    /// Three gathered window rows of `n` lanes and a centre row: smooth
+    /// values with NaN, infinities, zeros of both signs, subnormals and
+    /// values whose scaled squares leave `exp`'s normal range.
+    fn rows(n: usize) -> (Vec<f32>, Vec<f32>) {
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.0e-40,
+            -3.0e-42,
+            f32::MIN_POSITIVE,
+            30.0,
+            -95.0,
+        ];
+        let mut reads: Vec<f32> = (0..3 * n).map(|i| (i as f32 * 0.37).sin() * 2.5).collect();
+        for (j, &v) in specials.iter().enumerate() {
+            reads[7 * j + 3] = v;
+        }
+        let mut centre: Vec<f32> = (0..n).map(|i| (i as f32 * 0.13).cos()).collect();
+        centre[20] = f32::NAN;
+        centre[33] = 1.0e-39;
+        centre[34] = f32::INFINITY;
+        (reads, centre)
+    }
+
+    fn same(got: f32, want: f32) -> bool {
+        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+    }
+
+    /// The block loop against the passes it replaces (the weight's row,
+    /// then each sum's update), tap by tap over three blocks, for both
+    /// forms of the weight, every binary op of a square, scalars of every
+    /// kind and one to three sums: the same bits in every lane, and the
+    /// columns outside the blocks untouched.
+    #[test]
+    fn sums_in_registers_give_the_bits_of_the_passes() {
+        let (width, cols) = (3, 3 * LANES);
+        let n = cols + width - 1 + 5;
+        let (reads, centre) = rows(n);
+        let reads = vec![reads];
+        let taps: Vec<(usize, f32)> = (0..3)
+            .flat_map(|k| (0..width).map(move |i| (k * n + i, 0.5 + (k * width + i) as f32 * 0.1)))
+            .collect();
+        let params = [-7.5, 0.25];
+        let scalars = [
+            (Some(Scalar::Param(0)), false, Some(Scalar::Coef)),
+            (Some(Scalar::Param(1)), true, None),
+            (Some(Scalar::Coef), true, Some(Scalar::Const(-3.0))),
+            (None, false, Some(Scalar::Param(1))),
+            (Some(Scalar::Const(60.0)), false, None),
+        ];
+        let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div];
+        let squares = ops
+            .iter()
+            .map(|&op| Some((op, Src::Outer(0))))
+            .chain([None]);
+        let all_sums = [
+            vec![(1, None)],
+            vec![(1, Some(Src::Read(0))), (2, None)],
+            vec![(3, Some(Src::Outer(0))), (1, None), (2, Some(Src::Read(0)))],
+        ];
+        for square in squares {
+            for (s, neg, k) in scalars {
+                for sums in &all_sums {
+                    let acc = Accumulate {
+                        a: Src::Read(0),
+                        square,
+                        s,
+                        neg,
+                        k,
+                        sums: sums.clone(),
+                    };
+                    let start: Vec<Vec<f32>> = (0..4)
+                        .map(|r| match r {
+                            0 => centre[..n].to_vec(),
+                            _ => (0..n).map(|i| r as f32 * 0.5 - i as f32 * 0.01).collect(),
+                        })
+                        .collect();
+                    let mut got = start.clone();
+                    acc.run(&params, &reads, &taps, &mut got, 0..cols);
+                    let mut want = start.clone();
+                    let mut w = vec![0.0; cols];
+                    for &(shift, coef) in &taps {
+                        let sv = s.map_or(1.0, |s| s.value(&params, coef));
+                        let sv = if neg { -sv } else { sv };
+                        let kv = k.map_or(1.0, |k| k.value(&params, coef));
+                        let a = &reads[0][shift..shift + cols];
+                        match square {
+                            Some((op, _)) => exp_square(a, &centre[..cols], op, sv, kv, &mut w),
+                            None => exp_scaled_row(a, sv, kv, &mut w),
+                        }
+                        for &(home, f) in sums {
+                            let f = match f {
+                                Some(Src::Read(_)) => Some(a.to_vec()),
+                                Some(Src::Outer(_)) => Some(centre[..cols].to_vec()),
+                                None => None,
+                            };
+                            let row = &mut want[home][..cols];
+                            match f {
+                                Some(f) => update_product(row, &w, &f, Bin::Add, Side::Left),
+                                None => update(row, &w, Bin::Add, Side::Left),
+                            }
+                        }
+                    }
+                    for (r, (g, e)) in got.iter().zip(&want).enumerate() {
+                        for (i, (&g, &e)) in g.iter().zip(e).enumerate() {
+                            assert!(
+                                same(g, e),
+                                "{square:?} s {s:?} neg {neg} k {k:?} sums {sums:?}: \
+                                 row {r} lane {i} is {g}, the passes give {e}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
