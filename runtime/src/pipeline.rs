@@ -4,7 +4,7 @@
 //! sharpen reads, a gradient feeds a structure tensor. Run kernel by
 //! kernel, every intermediate image makes a round trip through memory.
 //! A [`Pipeline`] knows the graph, and on the CPU runs it per row strip of
-//! its last stage: each earlier stage computes only the rows the strip
+//! its last stage (and of its further outputs, [`Pipeline::output`]): each earlier stage computes only the rows the strip
 //! needs into a cache-sized scratch buffer (recomputing the few halo rows
 //! that neighbouring strips share), and its consumers read them there
 //! (Halide's `compute_at`). The result is the same, bit for bit, as running
@@ -106,12 +106,14 @@ fn launches_requested() -> bool {
 #[derive(Default)]
 pub struct Pipeline<'a> {
     stages: Vec<Box<dyn Stage + 'a>>,
+    /// Per stage: added with [`Pipeline::output`].
+    outputs: Vec<bool>,
 }
 
 impl<'a> Pipeline<'a> {
     /// A pipeline without stages.
     pub fn new() -> Pipeline<'a> {
-        Pipeline { stages: Vec::new() }
+        Pipeline::default()
     }
 
     /// Adds `kernel` over `space` as the next stage: it may read the
@@ -122,22 +124,92 @@ impl<'a> Pipeline<'a> {
         space: &'a IterationSpace<K::Output>,
     ) -> Pipeline<'a> {
         self.stages.push(Box::new(KernelStage { kernel, space }));
+        self.outputs.push(false);
+        self
+    }
+
+    /// Adds `kernel` over `space` as a further output of the pipeline,
+    /// beside its last stage: it may read the outputs of the stages before
+    /// it, no stage may read its own, and it covers the same iteration
+    /// space as the last stage (its image may differ in size).
+    ///
+    /// On the CPU every output is computed in the same row strip, one
+    /// after the other, after the earlier stages have computed the rows the
+    /// strip needs (once for all outputs). Sibling kernels that read the
+    /// same images, such as the two components of an optical-flow update,
+    /// so read each strip of those images once, while it is in cache,
+    /// where running them one by one makes a pass over memory each. Each
+    /// output equals running its kernel alone, bit for bit. Other devices
+    /// run the outputs as their own launches, in the pipeline's order.
+    ///
+    /// ```
+    /// use hipacc::pipeline::Pipeline;
+    /// use hipacc::prelude::*;
+    ///
+    /// /// `a`'s 4-neighbour mean pulled towards `b`.
+    /// #[derive(Kernel)]
+    /// #[kernel(output = f32)]
+    /// struct Update {
+    ///     a: Accessor<f32>,
+    ///     b: Accessor<f32>,
+    ///     weight: f32,
+    /// }
+    ///
+    /// #[kernel_body]
+    /// impl Update {
+    ///     fn kernel(&self) -> f32 {
+    ///         let mean = (self.a.at(-1, 0) + self.a.at(1, 0) + self.a.at(0, -1) + self.a.at(0, 1)) * 0.25;
+    ///         mean + self.weight * (self.b() - mean)
+    ///     }
+    /// }
+    ///
+    /// fn main() -> Result<(), hipacc::Error> {
+    ///     let (w, h) = (61, 37);
+    ///     let u = Image::from_fn(w, h, |x, y| ((x * 5 + y) % 9) as f32)?;
+    ///     let v = Image::from_fn(w, h, |x, y| ((x + y * 3) % 7) as f32)?;
+    ///     let (u2, v2) = (Image::<f32>::new(w, h)?, Image::<f32>::new(w, h)?);
+    ///     let clamp = |img| Accessor::new(img).with_boundary(Boundary::Clamp);
+    ///     let update_u = Update { a: clamp(&u), b: clamp(&v), weight: 0.25 };
+    ///     let update_v = Update { a: clamp(&v), b: clamp(&u), weight: 0.5 };
+    ///     let (su, sv) = (IterationSpace::full(&u2), IterationSpace::full(&v2));
+    ///     // One pass over `u` and `v` writes both updates.
+    ///     Pipeline::new()
+    ///         .output(&update_u, &su)
+    ///         .output(&update_v, &sv)
+    ///         .execute(&Device::cpu())?;
+    ///
+    ///     // The same as running the kernels one after the other.
+    ///     let (fused_u, fused_v) = (u2.to_vec()?, v2.to_vec()?);
+    ///     update_u.execute(&Device::cpu(), &su)?;
+    ///     update_v.execute(&Device::cpu(), &sv)?;
+    ///     assert_eq!((fused_u, fused_v), (u2.to_vec()?, v2.to_vec()?));
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn output<K: Kernel>(
+        mut self,
+        kernel: &'a K,
+        space: &'a IterationSpace<K::Output>,
+    ) -> Pipeline<'a> {
+        self.stages.push(Box::new(KernelStage { kernel, space }));
+        self.outputs.push(true);
         self
     }
 
     /// Runs the stages on `device`. An error when two stages write one
-    /// image or a stage reads the output of itself or of a later stage.
+    /// image, a stage reads the output of itself or of a later stage or
+    /// an output of the pipeline, or the outputs cover different spaces.
     pub fn execute(&self, device: &Device) -> Result<()> {
         if self.stages.is_empty() {
             return Ok(());
         }
         let stages: Vec<&dyn Stage> = self.stages.iter().map(|s| s.as_ref()).collect();
         if device.is_gpu() || (device.gpu().is_some() && launches_requested()) {
-            fused::check_order(&stages)?;
+            fused::check_order(&stages, &self.outputs)?;
             let launches = stages.iter().map(|s| s.launch()).collect::<Result<_>>()?;
             crate::folded::run(launches, device)
         } else {
-            fused::run(&stages, device, device.serial_pixels())
+            fused::run(&stages, &self.outputs, device, device.serial_pixels())
         }
     }
 }

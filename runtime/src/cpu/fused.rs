@@ -26,6 +26,7 @@
 
 use super::{prepare, Prepared};
 use crate::{Device, Error, Execute, Result};
+use hipacc_core::image::WriteGuard;
 use hipacc_core::row_window::{with_row_windows, RowWindow};
 use hipacc_core::{BoundaryMode, IterationSpace, Kernel, Rect};
 use rayon::prelude::*;
@@ -54,16 +55,25 @@ pub(crate) trait Stage: Sync {
         windows: &[RowWindow],
         scratch: &mut Option<Box<dyn Any + Send>>,
     ) -> Result<RowWindow>;
-    /// Runs `strips` of the output rows in parallel: for each, `produce`
-    /// fills a worker's [`Workspace`] and gives the windows this stage
-    /// reads through, then the stage computes the strip into its output.
-    fn run_strips(
-        &self,
-        info: &StageInfo,
-        strip_rows: usize,
-        produce: &(dyn Fn(Range<usize>, &mut Workspace) -> Result<()> + Sync),
-        stages: usize,
-    ) -> Result<()>;
+    /// Locks the stage's output for writing, as a pipeline output whose
+    /// strips are computed in place.
+    fn lock_output<'s>(&'s self, info: &'s StageInfo) -> Result<Box<dyn OutputRows + 's>>;
+}
+
+/// A pipeline output's image, locked for writing while its strips run.
+pub(crate) trait OutputRows {
+    /// The rows of the stage's space in strips of `strip_rows` rows, top
+    /// first, each a task that computes its rows into the image.
+    fn strips<'g>(&'g mut self, strip_rows: usize) -> Vec<Box<dyn StripTask + 'g>>;
+}
+
+/// One strip of a pipeline output.
+pub(crate) trait StripTask: Send {
+    /// The image rows of the strip.
+    fn rows(&self) -> Range<usize>;
+    /// Computes rows `ys` of the strip into the output, reading through
+    /// `windows`.
+    fn compute(&mut self, ys: Range<usize>, windows: &[RowWindow]) -> Result<()>;
 }
 
 /// A stage's output and reads.
@@ -205,27 +215,61 @@ impl<K: Kernel> Stage for KernelStage<'_, K> {
         Ok(RowWindow::new(self.space.image(), ys.start, &buf[..len]))
     }
 
-    fn run_strips(
-        &self,
-        info: &StageInfo,
-        strip_rows: usize,
-        produce: &(dyn Fn(Range<usize>, &mut Workspace) -> Result<()> + Sync),
-        stages: usize,
-    ) -> Result<()> {
+    fn lock_output<'s>(&'s self, info: &'s StageInfo) -> Result<Box<dyn OutputRows + 's>> {
+        Ok(Box::new(LockedOutput {
+            stage: self,
+            info,
+            out: self.space.image().write()?,
+        }))
+    }
+}
+
+/// A kernel stage's output, locked for writing.
+struct LockedOutput<'s, 'a, K: Kernel> {
+    stage: &'s KernelStage<'a, K>,
+    info: &'s StageInfo,
+    out: WriteGuard<'s, K::Output>,
+}
+
+impl<K: Kernel> OutputRows for LockedOutput<'_, '_, K> {
+    fn strips<'g>(&'g mut self, strip_rows: usize) -> Vec<Box<dyn StripTask + 'g>> {
+        let (stage, info) = (self.stage, self.info);
         let (rect, width) = (info.prepared.rect, info.prepared.width);
-        let mut out = self.space.image().write()?;
-        let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
-        rows.par_chunks_mut(strip_rows * width)
+        self.out[rect.y * width..(rect.y + rect.height) * width]
+            .chunks_mut(strip_rows * width)
             .enumerate()
-            .try_for_each_init(
-                || Workspace::new(stages),
-                |work, (i, chunk)| {
-                    let y0 = rect.y + i * strip_rows;
-                    let ys = y0..y0 + chunk.len() / width;
-                    produce(ys.clone(), work)?;
-                    self.compute(info, ys, &work.windows, chunk)
-                },
-            )
+            .map(|(i, rows)| {
+                let y0 = rect.y + i * strip_rows;
+                let ys = y0..y0 + rows.len() / width;
+                Box::new(KernelStrip {
+                    stage,
+                    info,
+                    ys,
+                    rows,
+                }) as Box<dyn StripTask + 'g>
+            })
+            .collect()
+    }
+}
+
+/// Rows `ys` of a kernel stage's output.
+struct KernelStrip<'g, 'a, K: Kernel> {
+    stage: &'g KernelStage<'a, K>,
+    info: &'g StageInfo,
+    ys: Range<usize>,
+    rows: &'g mut [K::Output],
+}
+
+impl<K: Kernel> StripTask for KernelStrip<'_, '_, K> {
+    fn rows(&self) -> Range<usize> {
+        self.ys.clone()
+    }
+
+    fn compute(&mut self, ys: Range<usize>, windows: &[RowWindow]) -> Result<()> {
+        let width = self.info.prepared.width;
+        let at = (ys.start - self.ys.start) * width;
+        let rows = &mut self.rows[at..at + ys.len() * width];
+        self.stage.compute(self.info, ys, windows, rows)
     }
 }
 
@@ -270,6 +314,8 @@ struct Schedule {
     fused: Vec<bool>,
     /// Per stage: the `(consumer, read)` pairs that read its output.
     readers: Vec<Vec<(usize, usize)>>,
+    /// The outputs, in order: no stage reads them, all cover one space.
+    outputs: Vec<usize>,
 }
 
 /// An error naming the pipeline's rule that `stages` break.
@@ -277,9 +323,11 @@ fn refuse(what: String) -> Error {
     Error::Config(format!("pipeline: {what}"))
 }
 
-/// Checks the order of the stages and picks the fused ones.
-fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
+/// Checks the order of the stages and the outputs (`outputs[s]`: stage
+/// `s` is one; the last stage always is), and picks the fused stages.
+fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Result<Schedule> {
     let n = infos.len();
+    let output = |s: usize| s == n - 1 || outputs.get(s).copied().unwrap_or(false);
     let writer = |image: u64| infos.iter().position(|i| i.output.0 == image);
     let mut readers = vec![Vec::new(); n];
     for (s, info) in infos.iter().enumerate() {
@@ -298,6 +346,13 @@ fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
                         names[s], names[p]
                     )))
                 }
+                Some(p) if output(p) => {
+                    return Err(refuse(format!(
+                        "stage {s} (`{}`) reads output {p} (`{}`) of the pipeline: no stage \
+                         reads an output",
+                        names[s], names[p]
+                    )))
+                }
                 Some(p) => readers[p].push((s, r)),
                 None => {}
             }
@@ -312,11 +367,22 @@ fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
     {
         pinned[p] = true;
     }
+    if let Some(s) = (0..n).find(|&s| output(s) && infos[s].space != infos[n - 1].space) {
+        return Err(refuse(format!(
+            "outputs {s} (`{}`) and {} (`{}`) cover different spaces ({:?} and {:?}): the \
+             outputs run in the same row strips",
+            names[s],
+            n - 1,
+            names[n - 1],
+            infos[s].space,
+            infos[n - 1].space
+        )));
+    }
     let mut fused = vec![false; n];
-    fused[n - 1] = true;
-    for s in (0..n - 1).rev() {
+    for s in (0..n).rev() {
         let (id, w, h) = infos[s].output;
-        fused[s] = !pinned[s]
+        fused[s] = output(s);
+        fused[s] |= !pinned[s]
             && infos[s].space == Rect::full(w, h)
             && !readers[s].is_empty()
             && readers[s]
@@ -324,7 +390,11 @@ fn schedule(names: &[&'static str], infos: &[StageInfo]) -> Result<Schedule> {
                 .all(|&(c, r)| fused[c] && infos[c].reads[r].rows.is_some());
         debug_assert_eq!(writer(id), Some(s));
     }
-    Ok(Schedule { fused, readers })
+    Ok(Schedule {
+        fused,
+        readers,
+        outputs: (0..n).filter(|&s| output(s)).collect(),
+    })
 }
 
 /// The image rows that reads at offsets `rows` from the output rows `ys`
@@ -375,39 +445,48 @@ fn strip_rows(width: usize, height: usize) -> usize {
     by_size.min(by_balance).max(1)
 }
 
-/// Checks the order of `stages` (see [`schedule`]) without running them.
-pub(crate) fn check_order(stages: &[&dyn Stage]) -> Result<()> {
+/// Checks the order of `stages` and the outputs (see [`schedule`])
+/// without running them.
+pub(crate) fn check_order(stages: &[&dyn Stage], outputs: &[bool]) -> Result<()> {
     let names: Vec<&'static str> = stages.iter().map(|s| s.name()).collect();
     let infos = stages
         .iter()
         .map(|s| s.info(0))
         .collect::<Result<Vec<_>>>()?;
-    schedule(&names, &infos).map(|_| ())
+    schedule(&names, &infos, outputs).map(|_| ())
 }
 
 /// Runs `stages` on the CPU: whole stages first, in order, then the
-/// fused ones per strip of the last stage.
-pub(crate) fn run(stages: &[&dyn Stage], device: &Device, serial_pixels: usize) -> Result<()> {
+/// fused ones per strip of the outputs (`outputs[s]`: stage `s` is one;
+/// the last stage always is). Each strip computes the rows its outputs
+/// read of the fused producers once, then every output's rows in turn, so
+/// the images the outputs share are read while the strip is in cache.
+pub(crate) fn run(
+    stages: &[&dyn Stage],
+    outputs: &[bool],
+    device: &Device,
+    serial_pixels: usize,
+) -> Result<()> {
     let names: Vec<&'static str> = stages.iter().map(|s| s.name()).collect();
     let infos = stages
         .iter()
         .map(|s| s.info(serial_pixels))
         .collect::<Result<Vec<_>>>()?;
-    let plan = schedule(&names, &infos)?;
+    let plan = schedule(&names, &infos, outputs)?;
     for (s, stage) in stages.iter().enumerate() {
         if !plan.fused[s] {
             stage.execute(device)?;
         }
     }
-    let last = stages.len() - 1;
-    if !plan.fused[last] {
-        return Ok(());
-    }
+    let is_output = |s: usize| plan.outputs.contains(&s);
     let produce = |ys: Range<usize>, work: &mut Workspace| -> Result<()> {
         // The rows each fused stage computes for this strip, last first.
         let mut need: Vec<Range<usize>> = vec![0..0; stages.len()];
-        need[last] = ys;
-        for s in (0..last).rev().filter(|&s| plan.fused[s]) {
+        for &s in &plan.outputs {
+            need[s] = ys.clone();
+        }
+        let producers = || (0..stages.len()).filter(|&s| plan.fused[s] && !is_output(s));
+        for s in producers().rev() {
             let (lo, hi) = plan.readers[s]
                 .iter()
                 .map(|&(c, r)| rows_read(&infos[c].reads[r], infos[c].space, &need[c]))
@@ -416,7 +495,7 @@ pub(crate) fn run(stages: &[&dyn Stage], device: &Device, serial_pixels: usize) 
             need[s] = if lo < hi { lo..hi } else { 0..0 };
         }
         work.windows.clear();
-        for s in (0..last).filter(|&s| plan.fused[s]) {
+        for s in producers() {
             let window = stages[s].rows_into(
                 &infos[s],
                 need[s].clone(),
@@ -427,10 +506,59 @@ pub(crate) fn run(stages: &[&dyn Stage], device: &Device, serial_pixels: usize) 
         }
         Ok(())
     };
-    let info = &infos[last];
-    if info.space.width == 0 || info.space.height == 0 {
+    let space = infos[stages.len() - 1].space;
+    if space.width == 0 || space.height == 0 {
         return Ok(());
     }
-    let rows = strip_rows(info.space.width, info.space.height);
-    stages[last].run_strips(info, rows, &produce, stages.len())
+    let rows = strip_rows(space.width, space.height);
+    let mut locked = plan
+        .outputs
+        .iter()
+        .map(|&s| stages[s].lock_output(&infos[s]))
+        .collect::<Result<Vec<_>>>()?;
+    let mut per_output: Vec<_> = locked
+        .iter_mut()
+        .map(|out| out.strips(rows).into_iter())
+        .collect();
+    // Strip by strip, the tasks of every output (all cover one space).
+    let strips: Vec<Vec<Box<dyn StripTask + '_>>> = std::iter::from_fn(|| {
+        per_output
+            .iter_mut()
+            .map(Iterator::next)
+            .collect::<Option<Vec<_>>>()
+    })
+    .collect();
+    // Several outputs take turns a few rows at a time, so that the rows
+    // of the images they share stay in the inner caches between them.
+    let turn = match plan.outputs.len() {
+        1 => rows,
+        _ => turn_rows(space.width, &plan.outputs, &infos).min(rows),
+    };
+    strips.into_par_iter().try_for_each_init(
+        || Workspace::new(stages.len()),
+        |work, mut tasks| {
+            let ys = tasks[0].rows();
+            produce(ys.clone(), work)?;
+            for y0 in ys.clone().step_by(turn) {
+                let part = y0..(y0 + turn).min(ys.end);
+                for task in &mut tasks {
+                    task.compute(part.clone(), &work.windows)?;
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Output rows per turn of each of several outputs: the rows that the
+/// turn reads of the images the outputs read (counted as 4-byte pixels)
+/// stay near 256 KiB, well inside a core's L2.
+fn turn_rows(width: usize, outputs: &[usize], infos: &[StageInfo]) -> usize {
+    let mut images: Vec<u64> = outputs
+        .iter()
+        .flat_map(|&s| infos[s].reads.iter().map(|r| r.image))
+        .collect();
+    images.sort_unstable();
+    images.dedup();
+    (256 * 1024 / (4 * width * images.len()).max(1)).max(1)
 }

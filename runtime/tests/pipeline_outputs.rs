@@ -1,0 +1,299 @@
+//! Pipelines with several outputs ([`Pipeline::output`]) equal the same
+//! kernels run one by one, bit for bit: on the CPU (strips), and on OpenCL
+//! both as device launches and, on a CPU device (PoCL), as the native
+//! CPU's strips; for sibling outputs of
+//! different kernels (a five-input flow update read at 4-neighbour
+//! offsets, an asymmetric offset read, a pure convolution that runs as a
+//! separable one), with and without a producer stage they share, every
+//! boundary mode, odd sizes, full and partial iteration spaces, serial and
+//! parallel strips (the boundary modes but `Undefined`, which leaves reads
+//! outside the image to chance). Pixels outside the space keep their
+//! values; outputs that a stage reads or that cover different spaces are
+//! refused.
+
+use hipacc::pipeline::Pipeline;
+use hipacc::prelude::*;
+
+/// One component of a Horn-Schunck update: five inputs, `a` and `b` read
+/// at their four neighbours.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Flow {
+    ia: Accessor<f32>,
+    ib: Accessor<f32>,
+    it: Accessor<f32>,
+    a: Accessor<f32>,
+    b: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Flow {
+    fn kernel(&self) -> f32 {
+        let abar = (self.a.at(-1, 0) + self.a.at(1, 0) + self.a.at(0, -1) + self.a.at(0, 1)) * 0.25;
+        let bbar = (self.b.at(-1, 0) + self.b.at(1, 0) + self.b.at(0, -1) + self.b.at(0, 1)) * 0.25;
+        let ia = self.ia();
+        let ib = self.ib();
+        let t = (ia * abar + ib * bbar + self.it()) / (0.25 + ia * ia + ib * ib);
+        abar - ia * t
+    }
+}
+
+/// A 3x3 domain mean: the shared producer.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Box3 {
+    input: Accessor<f32>,
+    window: Domain,
+}
+
+#[kernel_body]
+impl Box3 {
+    fn kernel(&self) -> f32 {
+        reduce(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) * (1.0 / 9.0)
+    }
+}
+
+/// Reads 2 rows up and 3 down: more rows of a producer than [`Flow`].
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Shift {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Shift {
+    fn kernel(&self) -> f32 {
+        self.input.at(0, -2) - 0.5 * self.input.at(1, 3)
+    }
+}
+
+/// A pure 3x3 convolution: computed per strip as a separable one.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Pure3 {
+    input: Accessor<f32>,
+    mask: Mask<f32, 3, 3>,
+}
+
+#[kernel_body]
+impl Pure3 {
+    fn kernel(&self) -> f32 {
+        convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx, dy)
+        })
+    }
+}
+
+const UNTOUCHED: f32 = -1234.5;
+
+/// The defined modes (`Undefined` leaves reads outside the image to
+/// chance).
+fn modes() -> [Boundary<f32>; 5] {
+    [
+        Boundary::Clamp,
+        Boundary::Repeat,
+        Boundary::Mirror,
+        Boundary::MirrorInterior,
+        Boundary::Constant(-2.5),
+    ]
+}
+
+fn image(w: usize, h: usize, seed: u64) -> Image<f32> {
+    Image::from_fn(w, h, |x, y| {
+        let mut v = (x as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (y as u64 + seed).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        v ^= v >> 29;
+        ((v % 16) + 8) as f32 / 16.0
+    })
+    .expect("sizes are at least 1")
+}
+
+fn fresh(w: usize, h: usize) -> Image<f32> {
+    Image::from_vec(w, h, vec![UNTOUCHED; w * h]).expect("sizes are at least 1")
+}
+
+fn bits(img: &Image<f32>) -> Vec<u32> {
+    img.to_vec()
+        .expect("readable")
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+/// The four outputs over `rect` of `w x h` images, read through `mode`,
+/// reading a shared 3x3 mean of the input when `producer`: run as one
+/// pipeline on `device`, then one by one on `alone`, compared bit for bit.
+fn check(
+    (w, h): (usize, usize),
+    rect: Rect,
+    mode: Boundary<f32>,
+    producer: bool,
+    (device, alone): (&Device, &Device),
+) {
+    let what = format!("{w}x{h} {rect:?} {:?} producer {producer}", mode.mode());
+    let (ix, iy, it, u, v) = (
+        image(w, h, 1),
+        image(w, h, 2),
+        image(w, h, 3),
+        image(w, h, 4),
+        image(w, h, 5),
+    );
+    let mean = fresh(w, h);
+    let src = if producer { &mean } else { &u };
+    let acc = |img| Accessor::new(img).with_boundary(mode);
+    let blur = Box3 {
+        input: acc(&u),
+        window: Domain::new(3, 3).expect("odd"),
+    };
+    let flow = |ia, ib, a, b| Flow {
+        ia: Accessor::new(ia),
+        ib: Accessor::new(ib),
+        it: Accessor::new(&it),
+        a: acc(a),
+        b: acc(b),
+    };
+    let (flow_u, flow_v) = (flow(&ix, &iy, src, &v), flow(&iy, &ix, &v, src));
+    let shift = Shift { input: acc(src) };
+    let pure = Pure3 {
+        input: acc(&v),
+        mask: Mask::fixed([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]).expect("odd"),
+    };
+    let outs: Vec<Image<f32>> = (0..4).map(|_| fresh(w, h)).collect();
+    let spaces: Vec<IterationSpace<f32>> = outs
+        .iter()
+        .map(|o| IterationSpace::region(o, rect).expect("inside"))
+        .collect();
+    let full = IterationSpace::full(&mean);
+    let pipeline = if producer {
+        Pipeline::new().stage(&blur, &full)
+    } else {
+        Pipeline::new()
+    };
+    pipeline
+        .output(&flow_u, &spaces[0])
+        .output(&shift, &spaces[1])
+        .output(&pure, &spaces[2])
+        .stage(&flow_v, &spaces[3])
+        .execute(device)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let fused: Vec<Vec<u32>> = outs.iter().map(bits).collect();
+
+    for o in &outs {
+        o.copy_from_slice(&vec![UNTOUCHED; w * h])
+            .expect("same size");
+    }
+    if producer {
+        blur.execute(alone, &full).expect("runs");
+    }
+    flow_u.execute(alone, &spaces[0]).expect("runs");
+    shift.execute(alone, &spaces[1]).expect("runs");
+    pure.execute(alone, &spaces[2]).expect("runs");
+    flow_v.execute(alone, &spaces[3]).expect("runs");
+    for (k, (f, o)) in fused.iter().zip(&outs).enumerate() {
+        let alone = bits(o);
+        let differ = f.iter().zip(&alone).position(|(a, b)| a != b);
+        assert!(
+            differ.is_none(),
+            "{what}: output {k} pixel {:?} is {} in the pipeline, {} alone",
+            differ.map(|i| (i % w, i / w)),
+            differ.map_or(0.0, |i| f32::from_bits(f[i])),
+            differ.map_or(0.0, |i| f32::from_bits(alone[i])),
+        );
+    }
+}
+
+/// Every output check over `sizes`, the pipeline on `device`, the kernels
+/// alone on `alone`.
+fn check_all(sizes: &[(usize, usize)], device: &Device, alone: &Device) {
+    for &(w, h) in sizes {
+        let inner = Rect::new(w / 4, h / 3, w - w / 4 - w / 5, h - h / 3 - h / 7);
+        for rect in [Rect::full(w, h), inner] {
+            for mode in modes() {
+                for producer in [false, true] {
+                    check((w, h), rect, mode, producer, (device, alone));
+                }
+            }
+        }
+    }
+}
+
+const SIZES: [(usize, usize); 6] = [(1, 1), (3, 2), (2, 7), (17, 9), (67, 33), (97, 131)];
+
+#[test]
+fn sibling_outputs_equal_kernels_run_alone() {
+    check_all(&SIZES, &Device::cpu(), &Device::cpu());
+}
+
+#[test]
+fn serial_and_parallel_strips_agree() {
+    let cpu = Device::cpu();
+    // 1500 columns: the outputs take turns of a few rows within a strip.
+    check_all(
+        &[(130, 257), (31, 5), (1500, 300)],
+        &Device::cpu_serial_below(0),
+        &cpu,
+    );
+    check_all(&[(130, 257)], &Device::cpu_serial_below(usize::MAX), &cpu);
+}
+
+/// On OpenCL the outputs run as launches of their own, equal to the
+/// kernels launched alone; on a CPU device (PoCL) without
+/// [`hipacc::pipeline::PIPELINE_ENV`] the pipeline runs as the native
+/// CPU's strips, equal to the kernels alone there. Prints a skip line when
+/// no OpenCL platform is present.
+#[test]
+fn opencl_runs_outputs_as_launches_or_native_strips() {
+    let device = match Device::opencl() {
+        Ok(d) => d,
+        Err(e) => {
+            println!("[SKIP] opencl: {e}");
+            return;
+        }
+    };
+    let sizes = [(3, 2), (17, 9), (67, 33)];
+    // The only test of this file that sets the variable.
+    std::env::set_var(hipacc::pipeline::PIPELINE_ENV, "launches");
+    check_all(&sizes, &device, &device);
+    std::env::remove_var(hipacc::pipeline::PIPELINE_ENV);
+    if device.is_gpu() {
+        println!("[SKIP] native strips: {} is no CPU device", device.name());
+    } else {
+        check_all(&sizes, &device, &Device::cpu());
+    }
+}
+
+#[test]
+fn outputs_read_by_a_stage_or_over_other_spaces_are_refused() {
+    let input = image(8, 8, 1);
+    let (a, b, c) = (fresh(8, 8), fresh(8, 8), fresh(8, 8));
+    let shift = |img| Shift {
+        input: Accessor::new(img).with_boundary(Boundary::Clamp),
+    };
+    let (from_input, from_a) = (shift(&input), shift(&a));
+    let (sa, sb) = (IterationSpace::full(&a), IterationSpace::full(&b));
+    let err = Pipeline::new()
+        .output(&from_input, &sa)
+        .stage(&from_a, &sb)
+        .execute(&Device::cpu())
+        .expect_err("a stage reads an output");
+    assert!(
+        err.to_string().contains("no stage reads an output"),
+        "{err}"
+    );
+
+    let part = IterationSpace::region(&c, Rect::new(1, 0, 7, 8)).expect("inside");
+    let err = Pipeline::new()
+        .output(&from_input, &sb)
+        .stage(&from_input, &part)
+        .execute(&Device::cpu())
+        .expect_err("outputs over two spaces");
+    assert!(err.to_string().contains("cover different spaces"), "{err}");
+    // Nothing ran.
+    for img in [&a, &b, &c] {
+        assert!(img
+            .to_vec()
+            .expect("readable")
+            .iter()
+            .all(|&v| v == UNTOUCHED));
+    }
+}
