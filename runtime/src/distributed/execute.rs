@@ -22,13 +22,11 @@ pub(super) trait Input {
     /// Plans the exchange of the halo `fp` (see [`plan`]).
     fn plan(&self, fp: Footprint) -> DistResult<Box<dyn InFlight>>;
     fn grid(&self) -> &Grid;
-    /// Exchanges the halo `fp` (growing the halo to it) and stages the
-    /// image for `spans` (see [`scaled`](super::scaled)).
-    fn stage(
-        &self,
-        fp: Footprint,
-        spans: (Span, Span),
-    ) -> DistResult<(Box<dyn Any>, ExchangeStats)>;
+    /// Exchanges the halo `fp`, growing the halo to it first.
+    fn prepare(&self, fp: Footprint) -> DistResult<ExchangeStats>;
+    /// Stages the image for `spans` (see [`scaled`](super::scaled)), after
+    /// [`prepare`](Self::prepare).
+    fn stage(&self, spans: (Span, Span)) -> DistResult<Box<dyn Any>>;
 }
 
 struct Read<'a, T: Pixel> {
@@ -61,11 +59,7 @@ impl<T: Pixel> Input for Read<'_, T> {
     fn grid(&self) -> &Grid {
         self.image.grid()
     }
-    fn stage(
-        &self,
-        fp: Footprint,
-        spans: (Span, Span),
-    ) -> DistResult<(Box<dyn Any>, ExchangeStats)> {
+    fn prepare(&self, fp: Footprint) -> DistResult<ExchangeStats> {
         let reach = [-fp.min_dx, fp.max_dx, -fp.min_dy, fp.max_dy]
             .into_iter()
             .max()
@@ -73,12 +67,14 @@ impl<T: Pixel> Input for Read<'_, T> {
         if reach > self.image.halo() {
             self.image.set_halo(reach)?;
         }
-        let stats = if fp == Footprint::ZERO {
-            ExchangeStats::default()
+        if fp == Footprint::ZERO {
+            Ok(ExchangeStats::default())
         } else {
-            self.exchange(fp)?
-        };
-        Ok((Box::new(stage(self.image, spans)?), stats))
+            self.exchange(fp)
+        }
+    }
+    fn stage(&self, spans: (Span, Span)) -> DistResult<Box<dyn Any>> {
+        Ok(Box::new(stage(self.image, spans)?))
     }
 }
 
@@ -89,6 +85,10 @@ pub struct Reads<'a> {
     /// Staged copies of the inputs by their block's image id, read instead
     /// of the blocks (kernels reading other grids).
     staged: HashMap<u64, Box<dyn Any>>,
+    /// Where accessors of the inputs by their block's image id start in
+    /// the blocks (halo included), for kernels reading other grids from
+    /// the blocks themselves (see [`scaled`](super::scaled)).
+    offsets: HashMap<u64, (usize, usize)>,
     /// The global coordinates of the launch's pixel `(0, 0)`.
     origin: (i32, i32),
     /// The pixel of the blocks (halo included) where the launch starts:
@@ -104,8 +104,19 @@ impl<'a> Reads<'a> {
         Reads {
             inputs: Vec::new(),
             staged,
+            offsets: HashMap::new(),
             origin: (origin.0 as i32, origin.1 as i32),
             window: (0, 0),
+        }
+    }
+
+    /// Reads whose accessor of the input with block id `i` starts at the
+    /// block's pixel `offsets[i]`, for a local output whose pixel `(0, 0)`
+    /// is the global pixel `origin`.
+    pub(super) fn offset(offsets: HashMap<u64, (usize, usize)>, origin: (i64, i64)) -> Reads<'a> {
+        Reads {
+            offsets,
+            ..Reads::staged(HashMap::new(), origin)
         }
     }
 
@@ -183,9 +194,15 @@ impl<'a> Reads<'a> {
             .and_then(|s| s.downcast_ref::<Image<T>>())
         {
             Some(staged) => Accessor::new(staged).with_boundary(local_boundary),
-            None if self.window == (0, 0) => Accessor::new(&local).with_boundary(local_boundary),
+            None if self.window == (0, 0) && !self.offsets.contains_key(&local.id()) => {
+                Accessor::new(&local).with_boundary(local_boundary)
+            }
             None => {
-                let (x, y) = self.window;
+                let (x, y) = self
+                    .offsets
+                    .get(&local.id())
+                    .copied()
+                    .unwrap_or(self.window);
                 let rest = Rect::new(x, y, local.width() - x, local.height() - y);
                 Accessor::new(&local)
                     .with_boundary(local_boundary)

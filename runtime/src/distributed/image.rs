@@ -22,6 +22,9 @@ pub struct DistImage<T: Pixel> {
     grid: Rc<Grid>,
     halo: Cell<usize>,
     local: RefCell<Image<T>>,
+    /// Block-sized images kept across launches for the launches that
+    /// cannot work in `local` itself (see [`scratch`](Self::scratch)).
+    scratch: RefCell<Vec<Image<T>>>,
 }
 
 impl<T: Pixel> std::fmt::Debug for DistImage<T> {
@@ -41,6 +44,7 @@ impl<T: Pixel> DistImage<T> {
             grid: grid.clone(),
             halo: Cell::new(0),
             local: RefCell::new(Image::new(b.width, b.height)?),
+            scratch: RefCell::new(Vec::new()),
         })
     }
 
@@ -54,6 +58,7 @@ impl<T: Pixel> DistImage<T> {
             local: RefCell::new(Image::from_fn(b.width, b.height, |x, y| {
                 f(b.x + x, b.y + y)
             })?),
+            scratch: RefCell::new(Vec::new()),
         })
     }
 
@@ -151,6 +156,28 @@ impl<T: Pixel> DistImage<T> {
         *self.local.borrow_mut() = Image::from_vec(w, h, data)?;
         self.halo.set(halo);
         Ok(())
+    }
+
+    /// A `width x height` image of this image's own, kept for the next
+    /// call: a launch that stages the block (as an input) or computes it
+    /// aside (as the output) reuses it instead of allocating, and zeroing,
+    /// a block-sized image every time. Its pixels are whatever the last
+    /// user left there. The two most recent shapes are kept, one for each
+    /// of those uses.
+    pub(crate) fn scratch(&self, width: usize, height: usize) -> DistResult<Image<T>> {
+        let mut kept = self.scratch.borrow_mut();
+        let shape = |i: &Image<T>| (i.width(), i.height()) == (width, height);
+        if let Some(i) = kept.iter().position(shape) {
+            let image = kept.remove(i);
+            kept.push(image.clone());
+            return Ok(image);
+        }
+        let image = Image::new(width, height)?;
+        if kept.len() == 2 {
+            kept.remove(0);
+        }
+        kept.push(image.clone());
+        Ok(image)
     }
 
     /// Writes the pixels of `from` starting at `origin` into the block

@@ -129,7 +129,8 @@ fn exchange_footprint(
 }
 
 /// Stages `image` for `spans`: position `p` of the result holds the global
-/// pixel `p + shift` where `p` lies in the span (default pixels before).
+/// pixel `p + shift` where `p` lies in the span (the kernel reads no other
+/// position, so the others keep what the image's reused scratch held).
 /// The halo must have been exchanged over the spans.
 pub(super) fn stage<T: Pixel>(image: &DistImage<T>, spans: (Span, Span)) -> DistResult<Image<T>> {
     let (sx, sy) = spans;
@@ -139,16 +140,62 @@ pub(super) fn stage<T: Pixel>(image: &DistImage<T>, spans: (Span, Span)) -> Dist
     let local = image.local();
     let stride = local.width() as i64;
     let pixels = local.read()?;
-    let mut data = vec![T::default(); w * h];
-    for py in sy.first..=sy.last {
-        let ly = py + sy.shift - b.y as i64 + halo;
-        let lx = sx.first + sx.shift - b.x as i64 + halo;
-        let from = (ly * stride + lx) as usize;
-        let to = py as usize * w + sx.first as usize;
-        let n = (sx.last - sx.first + 1) as usize;
-        data[to..to + n].copy_from_slice(&pixels[from..from + n]);
+    let staged = image.scratch(w, h)?;
+    {
+        let mut data = staged.write()?;
+        for py in sy.first..=sy.last {
+            let ly = py + sy.shift - b.y as i64 + halo;
+            let lx = sx.first + sx.shift - b.x as i64 + halo;
+            let from = (ly * stride + lx) as usize;
+            let to = py as usize * w + sx.first as usize;
+            let n = (sx.last - sx.first + 1) as usize;
+            data[to..to + n].copy_from_slice(&pixels[from..from + n]);
+        }
     }
-    Ok(Image::from_vec(w, h, data)?)
+    Ok(staged)
+}
+
+/// One input as [`in_place`] sees it along one axis: its reach, its staged
+/// span, its block's start and its halo.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    reach: Reach,
+    span: Span,
+    start: usize,
+    halo: usize,
+}
+
+/// Where a launch straight into the output's block starts along one axis,
+/// and where each input's accessor starts in its block; `None` if it
+/// cannot.
+///
+/// The launch's `x()` is then the block's local column (halo included),
+/// so the origin is `x0 = start - halo`, and a kernel reading position
+/// `s·x() + d` reads, at launch column `x() - c`, the position
+/// `s·x() + d - c` of an accessor starting at `o`: local pixel
+/// `o + s·x() + d - c` of the input, global pixel `o + s·x() + d - c +
+/// start' - halo'`. That is the global pixel `s·(x() + x0) + d` the
+/// single-process run reads when `o = s·x0 + c - start' + halo'`, with
+/// `x0` even where some `s` is 1/2 (so `x() / 2` truncates as the global
+/// coordinate does). `c` is the smallest start with every `o >= 0`; the
+/// block's pixels must not read before any `o` (their first read, the
+/// span's first global pixel, at least `s·x0 + c`), and `c` must not pass
+/// the block.
+fn in_place(start: usize, halo: usize, inputs: &[Axis]) -> Option<(usize, Vec<usize>)> {
+    let x0 = start as i64 - halo as i64;
+    if x0 % 2 != 0 && inputs.iter().any(|a| a.reach.s < 1.0) {
+        return None;
+    }
+    let base = |a: &Axis| (a.reach.s * x0 as f64) as i64 - a.start as i64 + a.halo as i64;
+    let c = inputs.iter().map(|a| -base(a)).fold(0, i64::max);
+    let fits = c <= halo as i64
+        && inputs
+            .iter()
+            .all(|a| (a.reach.s * x0 as f64) as i64 + c <= a.span.first + a.span.shift);
+    fits.then(|| {
+        let offsets = inputs.iter().map(|a| (base(a) + c) as usize).collect();
+        (c as usize, offsets)
+    })
 }
 
 /// [`execute`](super::execute) for a kernel with an input on another grid
@@ -198,7 +245,23 @@ pub(super) fn execute<'a, K: Kernel>(
     let mine = layout(output.grid().my_block(), &all);
 
     let mut stats = LaunchStats::default();
-    let mut staged: HashMap<u64, Box<dyn Any>> = HashMap::new();
+    let b = output.grid().my_block();
+    // A coarser input reads `x() / 2`, which truncates as the global
+    // coordinate does when the origin is even: an odd one grows the
+    // output's halo by a pixel (once; the halos on its grid follow), so
+    // that the launch can run in the block itself.
+    let coarser = (
+        all.iter().any(|r| r.0.s < 1.0),
+        all.iter().any(|r| r.1.s < 1.0),
+    );
+    let odd = |start: usize, halo: usize| (start + halo) % 2 == 1;
+    let h = output.halo();
+    if (coarser.0 && odd(b.x, h) || coarser.1 && odd(b.y, h))
+        && !(coarser.0 && odd(b.x, h + 1) || coarser.1 && odd(b.y, h + 1))
+    {
+        output.set_halo(h + 1)?;
+    }
+    let mut inputs = Vec::new();
     for (k, (id, reach)) in images.iter().enumerate() {
         let Some(input) = reads.inputs.iter().find(|r| r.local_id() == *id) else {
             return Err(DistError::Usage(
@@ -206,19 +269,57 @@ pub(super) fn execute<'a, K: Kernel>(
             ));
         };
         let fp = exchange_footprint(output.grid(), input.grid(), *reach, &all);
-        let (image, exchanged) = input.stage(fp, mine.spans[k])?;
-        stats.exchange += exchanged;
-        staged.insert(input.local_id(), image);
+        stats.exchange += input.prepare(fp)?;
+        inputs.push((input, k));
     }
+    let axis = |pick: fn(&(Span, Span)) -> Span, x: bool| -> Vec<Axis> {
+        inputs
+            .iter()
+            .map(|(input, k)| {
+                let ib = input.grid().my_block();
+                Axis {
+                    reach: if x { images[*k].1 .0 } else { images[*k].1 .1 },
+                    span: pick(&mine.spans[*k]),
+                    start: if x { ib.x } else { ib.y },
+                    halo: input.halo(),
+                }
+            })
+            .collect()
+    };
+    let halo = output.halo();
+    let direct =
+        in_place(b.x, halo, &axis(|s| s.0, true)).zip(in_place(b.y, halo, &axis(|s| s.1, false)));
+    if let Some(((cx, ox), (cy, oy))) = direct {
+        let offsets = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, (input, _))| (input.local_id(), (ox[i], oy[i])))
+            .collect();
+        drop(inputs);
+        drop(reads);
+        let origin = (b.x as i64 - halo as i64, b.y as i64 - halo as i64);
+        let kernel = build(&mut Reads::offset(offsets, origin));
+        let start = std::time::Instant::now();
+        let local = output.local();
+        let rect = Rect::new(cx, cy, halo + b.width - cx, halo + b.height - cy);
+        kernel.execute(device, &IterationSpace::region(&local, rect)?)?;
+        stats.compute_seconds = start.elapsed().as_secs_f64();
+        return Ok(stats);
+    }
+
+    let mut staged: HashMap<u64, Box<dyn Any>> = HashMap::new();
+    for (input, k) in &inputs {
+        staged.insert(input.local_id(), input.stage(mine.spans[*k])?);
+    }
+    drop(inputs);
     drop(reads);
-    let b = output.grid().my_block();
     let (px, py) = mine.pads;
     let origin = (b.x as i64 - px as i64, b.y as i64 - py as i64);
     let mut again = Reads::staged(staged, origin);
     let kernel = build(&mut again);
 
     let start = std::time::Instant::now();
-    let out = Image::<K::Output>::new(px + b.width, py + b.height)?;
+    let out = output.scratch(px + b.width, py + b.height)?;
     let space = IterationSpace::region(&out, Rect::new(0, 0, px + b.width, py + b.height))?;
     kernel.execute(device, &space)?;
     output.write_block(&out, (px, py))?;
