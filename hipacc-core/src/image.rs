@@ -14,6 +14,9 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+mod rects;
+pub use rects::ByteRect;
+
 /// A device-side copy of an image, owned by a backend.
 ///
 /// Backends keep their buffers behind this trait so `hipacc-core` needs no
@@ -23,6 +26,13 @@ pub trait DeviceBuffer: Any + Send + Sync {
     fn device_key(&self) -> u64;
     /// Copies the whole buffer to `dst` (row-major, tightly packed pixels).
     fn download(&self, dst: &mut [u8]) -> Result<()>;
+    /// Copies the bytes `rect` of the buffer into the same bytes of `dst`,
+    /// which has the whole buffer's size; the rest of `dst` is left alone.
+    fn download_rect(&self, rect: ByteRect, dst: &mut [u8]) -> Result<()>;
+    /// Copies the bytes `rect` of `src`, which has the whole buffer's
+    /// size, into the same bytes of the buffer; the rest of the buffer is
+    /// left alone.
+    fn upload_rect(&self, rect: ByteRect, src: &[u8]) -> Result<()>;
     /// For downcasting by the owning backend.
     fn as_any(&self) -> &dyn Any;
     /// For downcasting by the owning backend.

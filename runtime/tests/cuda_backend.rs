@@ -40,3 +40,11 @@ fn auto_prefers_cuda_and_launches_are_timed() {
     let t = d.last_launch_time().expect("a launch was timed");
     assert!(t.as_nanos() > 0);
 }
+
+/// Rectangles move alone between host and device (`cuMemcpy2D`); see
+/// `gpu_support::check_rect_transfers`.
+#[test]
+fn rectangles_move_alone_and_the_image_stays_on_the_device() {
+    let Some(d) = device() else { return };
+    gpu_support::check_rect_transfers(&d);
+}

@@ -73,6 +73,14 @@ fn an_override_beyond_the_device_limits_is_rejected() {
     assert!(err.contains("8192x8") && err.contains("maximum"), "{err}");
 }
 
+/// Rectangles move alone between host and device (OpenCL's strided
+/// copies); see `gpu_support::check_rect_transfers`.
+#[test]
+fn rectangles_move_alone_and_the_image_stays_on_the_device() {
+    let Some(d) = device() else { return };
+    gpu_support::check_rect_transfers(&d);
+}
+
 #[test]
 fn images_stay_on_the_device_until_the_host_reads() {
     let Some(d) = device() else { return };

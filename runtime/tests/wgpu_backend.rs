@@ -313,3 +313,11 @@ fn f64_nan_is_told_apart_as_rust_does() {
         ),
     }
 }
+
+/// Rectangles move alone between host and device (the backend's generic
+/// whole-buffer form); see `gpu_support::check_rect_transfers`.
+#[test]
+fn rectangles_move_alone_and_the_image_stays_on_the_device() {
+    let Some(d) = gpu_support::wgpu() else { return };
+    gpu_support::check_rect_transfers(&d);
+}

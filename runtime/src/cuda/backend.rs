@@ -4,17 +4,18 @@
 //! The PTX of each program is also kept on disk and reused by later runs
 //! ([`crate::cache::on_disk`]; `HIPACC_CACHE_DIR` says where).
 
-use super::buffer::{bind, CuMem};
+use super::buffer::{bind, copy_rect, CuMem, Side};
 use super::device::CudaDevice;
 use super::nvrtc::compile_program;
 use crate::gpu::args::Packed;
 use crate::gpu::backend::{Arg, Backend, Enqueue, Facts, Graph};
-use crate::gpu::errors::{check_copy, launch, transfer};
+use crate::gpu::errors::{check_copy, check_rect, launch, transfer};
 use crate::{BackendKind, Result};
 use cudarc::driver::{result, sys, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use hipacc_codegen::config::occupancy::ResourceUsage;
 use hipacc_codegen::{KernelInfo, Language, Program};
+use hipacc_core::image::ByteRect;
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,6 +63,35 @@ impl Backend for CudaDevice {
         // legacy default stream, after all launches that wrote it.
         unsafe { result::memcpy_dtoh_sync(dst, mem.ptr) }
             .map_err(|e| transfer::<Self>("download", e))
+    }
+
+    fn download_rect(&self, mem: &CuMem, rect: ByteRect, dst: &mut [u8]) -> Result<()> {
+        check_rect::<Self>("rectangle download", rect, dst.len(), mem.bytes)?;
+        bind(&self.ctx)?;
+        // SAFETY: the rectangle lies inside both the memory and `dst`
+        // (checked above); a synchronous copy on the legacy default stream.
+        unsafe {
+            copy_rect(
+                rect,
+                Side::Device(mem.ptr),
+                Side::Host(dst.as_mut_ptr().cast()),
+            )
+        }
+        .map_err(|e| transfer::<Self>("rectangle download", e))
+    }
+
+    fn upload_rect(&self, mem: &CuMem, rect: ByteRect, src: &[u8]) -> Result<()> {
+        check_rect::<Self>("rectangle upload", rect, src.len(), mem.bytes)?;
+        bind(&self.ctx)?;
+        // SAFETY: as in `download_rect`, from `src` to the memory.
+        unsafe {
+            copy_rect(
+                rect,
+                Side::Host(src.as_ptr() as *mut _),
+                Side::Device(mem.ptr),
+            )
+        }
+        .map_err(|e| transfer::<Self>("rectangle upload", e))
     }
 
     fn build(&self, program: &Program) -> std::result::Result<Arc<CudaModule>, String> {

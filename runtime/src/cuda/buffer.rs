@@ -7,6 +7,7 @@ use crate::gpu::view::{channel_format, ImageView};
 use crate::Result;
 use cudarc::driver::sys::CUarray_format as Format;
 use cudarc::driver::{result, sys, CudaContext};
+use hipacc_core::image::ByteRect;
 use hipacc_core::ir::{ScalarType, Type};
 use std::sync::Arc;
 
@@ -98,4 +99,47 @@ impl Drop for CuMem {
         // once; cuMemFree waits for work using it.
         let _ = unsafe { result::free_sync(self.ptr) };
     }
+}
+
+/// One side of a rectangle copy.
+pub(crate) enum Side {
+    Host(*mut std::ffi::c_void),
+    Device(sys::CUdeviceptr),
+}
+
+/// Copies the bytes `rect` between two buffers of the same layout, with one
+/// `cuMemcpy2D`.
+///
+/// # Safety
+/// Both sides must hold the rectangle (the caller checks it against their
+/// sizes), in the bound context.
+pub(crate) unsafe fn copy_rect(
+    rect: ByteRect,
+    from: Side,
+    to: Side,
+) -> std::result::Result<(), result::DriverError> {
+    // SAFETY: a plain-data descriptor, zero-initialised as the API expects
+    // for unused fields.
+    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    (copy.srcXInBytes, copy.srcY, copy.srcPitch) = (rect.x, rect.y, rect.pitch);
+    (copy.dstXInBytes, copy.dstY, copy.dstPitch) = (rect.x, rect.y, rect.pitch);
+    (copy.WidthInBytes, copy.Height) = (rect.bytes, rect.rows);
+    match from {
+        Side::Host(p) => {
+            (copy.srcMemoryType, copy.srcHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p)
+        }
+        Side::Device(p) => {
+            (copy.srcMemoryType, copy.srcDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, p)
+        }
+    }
+    match to {
+        Side::Host(p) => {
+            (copy.dstMemoryType, copy.dstHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p)
+        }
+        Side::Device(p) => {
+            (copy.dstMemoryType, copy.dstDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, p)
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { sys::cuMemcpy2D_v2(&copy) }.result()
 }

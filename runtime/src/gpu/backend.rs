@@ -16,6 +16,7 @@ use hipacc_codegen::config::occupancy::ResourceUsage;
 use hipacc_codegen::{
     uses_f64, Config, DeviceDescription, KernelInfo, Language, Launch, Program, Target,
 };
+use hipacc_core::image::ByteRect;
 use hipacc_core::ir::{self, Type};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -188,6 +189,25 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     /// Copies the memory to `dst`, exactly its size, after every queued
     /// launch that writes it.
     fn download(&self, mem: &Self::Mem, dst: &mut [u8]) -> Result<()>;
+    /// Copies the bytes `rect` of the memory into the same bytes of `dst`
+    /// (the memory's size), after every queued launch that writes it. The
+    /// default downloads the whole memory; drivers with strided copies
+    /// move the rectangle alone.
+    fn download_rect(&self, mem: &Self::Mem, rect: ByteRect, dst: &mut [u8]) -> Result<()> {
+        let mut whole = vec![0u8; dst.len()];
+        self.download(mem, &mut whole)?;
+        rect.copy(&whole, dst);
+        Ok(())
+    }
+    /// Copies the bytes `rect` of `src` (the memory's size) into the same
+    /// bytes of the memory, leaving the rest alone. The default downloads
+    /// the whole memory, patches it and uploads it again.
+    fn upload_rect(&self, mem: &Self::Mem, rect: ByteRect, src: &[u8]) -> Result<()> {
+        let mut whole = vec![0u8; src.len()];
+        self.download(mem, &mut whole)?;
+        rect.copy(src, &mut whole);
+        self.upload(mem, &whole)
+    }
     /// Called after a launch wrote `mem` (a backend keeping derived copies,
     /// such as OpenCL images, marks them stale).
     fn written(&self, _mem: &Self::Mem) {}

@@ -3,6 +3,7 @@
 
 use super::backend::Backend;
 use crate::{BackendKind, Error};
+use hipacc_core::image::ByteRect;
 use std::fmt::Display;
 
 /// `backend` cannot be used: its library, platform or device is missing.
@@ -36,5 +37,28 @@ pub(crate) fn check_copy<B: Backend>(what: &str, bytes: usize, size: usize) -> c
             what,
             format!("bug: {bytes} bytes for memory of {size}"),
         ))
+    }
+}
+
+/// `Err` unless the rectangle copy `rect` moves bytes of a whole-memory
+/// host buffer of `host` bytes to or from memory of `size` bytes inside
+/// both, and at least one byte.
+pub(crate) fn check_rect<B: Backend>(
+    what: &str,
+    rect: ByteRect,
+    host: usize,
+    size: usize,
+) -> crate::Result<()> {
+    check_copy::<B>(what, host, size)?;
+    let end = (rect.y + rect.rows)
+        .checked_sub(1)
+        .and_then(|last| last.checked_mul(rect.pitch))
+        .and_then(|row| row.checked_add(rect.x + rect.bytes));
+    match end {
+        Some(end) if rect.bytes > 0 && rect.x + rect.bytes <= rect.pitch && end <= size => Ok(()),
+        _ => Err(transfer::<B>(
+            what,
+            format!("bug: {rect:?} reaches past memory of {size} bytes"),
+        )),
     }
 }

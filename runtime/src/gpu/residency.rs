@@ -13,7 +13,7 @@
 
 use super::backend::Backend;
 use crate::Result;
-use hipacc_core::image::{DeviceBuffer, DynImage, ErasedStorage};
+use hipacc_core::image::{ByteRect, DeviceBuffer, DynImage, ErasedStorage};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -30,6 +30,16 @@ impl<B: Backend> DeviceBuffer for GpuBuffer<B> {
     fn download(&self, dst: &mut [u8]) -> hipacc_core::Result<()> {
         self.backend
             .download(&self.mem, dst)
+            .map_err(|e| hipacc_core::Error::Transfer(e.to_string()))
+    }
+    fn download_rect(&self, rect: ByteRect, dst: &mut [u8]) -> hipacc_core::Result<()> {
+        self.backend
+            .download_rect(&self.mem, rect, dst)
+            .map_err(|e| hipacc_core::Error::Transfer(e.to_string()))
+    }
+    fn upload_rect(&self, rect: ByteRect, src: &[u8]) -> hipacc_core::Result<()> {
+        self.backend
+            .upload_rect(&self.mem, rect, src)
             .map_err(|e| hipacc_core::Error::Transfer(e.to_string()))
     }
     fn as_any(&self) -> &dyn Any {

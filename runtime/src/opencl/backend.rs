@@ -7,6 +7,7 @@ use super::program::{self, ClEntry};
 use crate::gpu::backend::{Backend, Enqueue, Facts};
 use crate::{BackendKind, Result};
 use hipacc_codegen::{KernelInfo, Language, Program};
+use hipacc_core::image::ByteRect;
 use opencl3::memory::Buffer;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +33,12 @@ impl Backend for ClDevice {
     }
     fn download(&self, mem: &ClMem, dst: &mut [u8]) -> Result<()> {
         ClDevice::download(self, mem, dst)
+    }
+    fn download_rect(&self, mem: &ClMem, rect: ByteRect, dst: &mut [u8]) -> Result<()> {
+        ClDevice::download_rect(self, mem, rect, dst)
+    }
+    fn upload_rect(&self, mem: &ClMem, rect: ByteRect, src: &[u8]) -> Result<()> {
+        ClDevice::upload_rect(self, mem, rect, src)
     }
     fn written(&self, mem: &ClMem) {
         mem.touch();

@@ -2,9 +2,10 @@
 //! plus an `image2d_t` copy made on demand for accessors read as images.
 
 use super::device::ClDevice;
-use crate::gpu::errors::{check_copy, transfer};
+use crate::gpu::errors::{check_copy, check_rect, transfer};
 use crate::gpu::view::{channel_format, ImageView};
 use crate::{Error, Result};
+use hipacc_core::image::ByteRect;
 use hipacc_core::ir::Type;
 use opencl3::memory::{
     Buffer, ClMem as _, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_ONLY,
@@ -161,6 +162,66 @@ impl ClDevice {
         Ok(())
     }
 
+    /// Copies the bytes `rect` of `mem` into the same bytes of `dst` (the
+    /// memory's size): one strided read.
+    pub(crate) fn download_rect(&self, mem: &ClMem, rect: ByteRect, dst: &mut [u8]) -> Result<()> {
+        check_rect::<ClDevice>("rectangle read", rect, dst.len(), mem.bytes)?;
+        let (origin, region) = rect_geometry(rect);
+        // SAFETY: a blocking read of a rectangle checked to lie inside both
+        // the buffer and `dst` (the same size and layout); the event is
+        // owned (and released) by `Event`.
+        let event = unsafe {
+            opencl3::command_queue::enqueue_read_buffer_rect(
+                self.queue.get(),
+                mem.raw(),
+                CL_BLOCKING,
+                origin.as_ptr(),
+                origin.as_ptr(),
+                region.as_ptr(),
+                rect.pitch,
+                0,
+                rect.pitch,
+                0,
+                dst.as_mut_ptr().cast(),
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|e| transfer_err("rectangle read", opencl3::error_codes::ClError(e)))?;
+        drop(opencl3::event::Event::new(event));
+        Ok(())
+    }
+
+    /// Copies the bytes `rect` of `src` (the memory's size) into the same
+    /// bytes of `mem`: one strided write.
+    pub(crate) fn upload_rect(&self, mem: &ClMem, rect: ByteRect, src: &[u8]) -> Result<()> {
+        check_rect::<ClDevice>("rectangle write", rect, src.len(), mem.bytes)?;
+        let (origin, region) = rect_geometry(rect);
+        // SAFETY: a blocking write of a rectangle checked to lie inside both
+        // `src` and the buffer (the same size and layout).
+        let event = unsafe {
+            opencl3::command_queue::enqueue_write_buffer_rect(
+                self.queue.get(),
+                mem.raw(),
+                CL_BLOCKING,
+                origin.as_ptr(),
+                origin.as_ptr(),
+                region.as_ptr(),
+                rect.pitch,
+                0,
+                rect.pitch,
+                0,
+                src.as_ptr().cast(),
+                0,
+                std::ptr::null(),
+            )
+        }
+        .map_err(|e| transfer_err("rectangle write", opencl3::error_codes::ClError(e)))?;
+        drop(opencl3::event::Event::new(event));
+        mem.touch();
+        Ok(())
+    }
+
     /// Copies `mem`, exactly `dst`'s size, to `dst`.
     pub(crate) fn download(&self, mem: &ClMem, dst: &mut [u8]) -> Result<()> {
         check_copy::<ClDevice>("download", dst.len(), mem.bytes)?;
@@ -172,4 +233,9 @@ impl ClDevice {
         .map(|_| ())
         .map_err(|e| transfer_err("read", e))
     }
+}
+
+/// The origin and region (bytes, rows, slices) of a rectangle transfer.
+fn rect_geometry(rect: ByteRect) -> ([usize; 3], [usize; 3]) {
+    ([rect.x, rect.y, 0], [rect.bytes, rect.rows, 1])
 }
