@@ -20,6 +20,11 @@
 //! failing to read its input stops every rank with its message
 //! (`distributed::all_ok`). The multigrid solver's cycles and full
 //! multigrid give the single-process solutions (see `multigrid`).
+//! The stencil, grid-level and multigrid checks run again with every
+//! rank's blocks on its OpenCL device (PoCL in CI; a skip line where no
+//! OpenCL device is found), against single-process runs on the same
+//! device: the halo exchange moves only the block's edge band and the
+//! halo ring between device and host, and the results stay bit-identical.
 
 mod mpi_support;
 #[path = "distributed/multigrid.rs"]
@@ -31,6 +36,7 @@ use hipacc::prelude::*;
 use mpi_support::{mpirun, pattern, rank_counts, rank_mode, Checker};
 use std::rc::Rc;
 const PASSED: &str = "distributed checks passed:";
+const NO_OPENCL: &str = "no OpenCL device";
 
 #[derive(Kernel)]
 #[kernel(output = f32)]
@@ -263,12 +269,17 @@ fn mask() -> Mask<f32> {
     Mask::from_vec(5, 5, c).expect("mask")
 }
 
-fn single<K: Kernel<Output = f32>>(w: usize, h: usize, k: impl Fn() -> K) -> Image<f32> {
-    let _ = (w, h);
+/// The single-process run of `k` on `dev` into a new `w x h` image.
+fn single<K: Kernel<Output = f32>>(
+    dev: &Device,
+    w: usize,
+    h: usize,
+    k: impl Fn() -> K,
+) -> Image<f32> {
     let kernel = k();
     let out = Image::new(w, h).expect("image");
     kernel
-        .execute(&Device::cpu(), &IterationSpace::full(&out))
+        .execute(dev, &IterationSpace::full(&out))
         .expect("single-process run");
     out
 }
@@ -276,10 +287,10 @@ fn single<K: Kernel<Output = f32>>(w: usize, h: usize, k: impl Fn() -> K) -> Ima
 fn check_size(
     world: &hipacc::distributed::mpi::topology::SimpleCommunicator,
     c: &mut Checker,
+    dev: &Device,
     w: usize,
     h: usize,
 ) {
-    let dev = Device::cpu();
     let grid = Rc::new(Grid::new(world, w, h).expect("grid"));
     let src = Image::from_fn(w, h, pattern(1)).expect("image");
     let src2 = Image::from_fn(w, h, pattern(2)).expect("image");
@@ -288,6 +299,7 @@ fn check_size(
     let levels = DistImage::from_fn(&grid, pattern(3)).expect("dist");
     check_levels(
         c,
+        dev,
         &grid,
         Image::from_fn(w, h, pattern(3)).expect("image"),
         levels,
@@ -295,12 +307,12 @@ fn check_size(
 
     for b in boundaries() {
         let what = format!("5x5 mask {w}x{h} {b:?}");
-        let expected = single(w, h, || Blur {
+        let expected = single(dev, w, h, || Blur {
             input: Accessor::new(&src).with_boundary(b),
             mask: mask(),
         });
         let out = DistImage::new(&grid).expect("dist");
-        distributed::execute(&dev, &out, |r| Blur {
+        distributed::execute(dev, &out, |r| Blur {
             input: r.accessor(&din, b),
             mask: mask(),
         })
@@ -308,11 +320,11 @@ fn check_size(
         c.same(&what, &expected, &out);
 
         let what = format!("skewed reach {w}x{h} {b:?}");
-        let expected = single(w, h, || Skew {
+        let expected = single(dev, w, h, || Skew {
             input: Accessor::new(&src).with_boundary(b),
         });
         let out = DistImage::new(&grid).expect("dist");
-        distributed::execute(&dev, &out, |r| Skew {
+        distributed::execute(dev, &out, |r| Skew {
             input: r.accessor(&din, b),
         })
         .expect(&what);
@@ -322,21 +334,21 @@ fn check_size(
         // the first result (its halo is regrown and exchanged again).
         let other = Boundary::Repeat;
         let what = format!("two inputs {w}x{h} {b:?} + Repeat, then a chain");
-        let pair = single(w, h, || Pair {
+        let pair = single(dev, w, h, || Pair {
             a: Accessor::new(&src).with_boundary(b),
             b: Accessor::new(&src2).with_boundary(other),
         });
-        let expected = single(w, h, || Skew {
+        let expected = single(dev, w, h, || Skew {
             input: Accessor::new(&pair).with_boundary(other),
         });
         let mid = DistImage::new(&grid).expect("dist");
-        distributed::execute(&dev, &mid, |r| Pair {
+        distributed::execute(dev, &mid, |r| Pair {
             a: r.accessor(&din, b),
             b: r.accessor(&din2, other),
         })
         .expect(&what);
         let out = DistImage::new(&grid).expect("dist");
-        distributed::execute(&dev, &out, |r| Skew {
+        distributed::execute(dev, &out, |r| Skew {
             input: r.accessor(&mid, other),
         })
         .expect(&what);
@@ -345,14 +357,14 @@ fn check_size(
 
     // Global coordinates from the launch's origin.
     let what = format!("global coordinates {w}x{h}");
-    let expected = single(w, h, || Coords {
+    let expected = single(dev, w, h, || Coords {
         input: Accessor::new(&src).with_boundary(Boundary::Mirror),
         x0: 0,
         y0: 0,
         w: w as i32,
     });
     let out = DistImage::new(&grid).expect("dist");
-    distributed::execute(&dev, &out, |r| Coords {
+    distributed::execute(dev, &out, |r| Coords {
         input: r.accessor(&din, Boundary::Mirror),
         x0: r.origin().0,
         y0: r.origin().1,
@@ -363,65 +375,65 @@ fn check_size(
 
     // Undefined: only reads inside the image are valid, so a point-wise kernel.
     let what = format!("point-wise {w}x{h} Undefined");
-    let expected = single(w, h, || Scale {
+    let expected = single(dev, w, h, || Scale {
         input: Accessor::new(&src),
     });
     let out = DistImage::new(&grid).expect("dist");
-    distributed::execute(&dev, &out, |r| Scale {
+    distributed::execute(dev, &out, |r| Scale {
         input: r.accessor(&din, Boundary::Undefined),
     })
     .expect(&what);
     c.same(&what, &expected, &out);
 
     // Reductions: min and max exact, the sum to f64 rounding.
-    let e_min = hipacc::reduce::min(&dev, &expected, None).expect("min");
-    let e_max = hipacc::reduce::max(&dev, &expected, None).expect("max");
-    let e_sum = hipacc::reduce::sum(&dev, &expected, None).expect("sum");
+    let e_min = hipacc::reduce::min(dev, &expected, None).expect("min");
+    let e_max = hipacc::reduce::max(dev, &expected, None).expect("max");
+    let e_sum = hipacc::reduce::sum(dev, &expected, None).expect("sum");
     c.close(
         "min",
         e_min as f64,
-        distributed::min(&dev, &out).expect("min") as f64,
+        distributed::min(dev, &out).expect("min") as f64,
         0.0,
     );
     c.close(
         "max",
         e_max as f64,
-        distributed::max(&dev, &out).expect("max") as f64,
+        distributed::max(dev, &out).expect("max") as f64,
         0.0,
     );
     c.close(
         "sum",
         e_sum,
-        distributed::sum(&dev, &out).expect("sum"),
+        distributed::sum(dev, &out).expect("sum"),
         1e-13,
     );
 
     // Histograms: the ranks' counts summed exactly, windows included.
-    let e_hist = hipacc::reduce::histogram(&dev, &expected, None, 17, -20.0, 40.0).expect("hist");
+    let e_hist = hipacc::reduce::histogram(dev, &expected, None, 17, -20.0, 40.0).expect("hist");
     c.equal(
         "histogram",
         &e_hist,
-        &distributed::histogram(&dev, &out, 17, -20.0, 40.0).expect("histogram"),
+        &distributed::histogram(dev, &out, 17, -20.0, 40.0).expect("histogram"),
     );
-    let e_window = hipacc::reduce::histogram_window(&dev, &expected, None, 17, -20.0, 40.0, 3..11)
+    let e_window = hipacc::reduce::histogram_window(dev, &expected, None, 17, -20.0, 40.0, 3..11)
         .expect("window");
     c.equal(
         "histogram window",
         &e_window,
-        &distributed::histogram_window(&dev, &out, 17, -20.0, 40.0, 3..11).expect("window"),
+        &distributed::histogram_window(dev, &out, 17, -20.0, 40.0, 3..11).expect("window"),
     );
     // Argmin/argmax: the pattern repeats values, so ties go to the lowest
     // global index across blocks.
     for (name, e, got) in [
         (
             "argmin",
-            hipacc::reduce::argmin(&dev, &expected, None).expect("argmin"),
-            distributed::argmin(&dev, &out).expect("argmin"),
+            hipacc::reduce::argmin(dev, &expected, None).expect("argmin"),
+            distributed::argmin(dev, &out).expect("argmin"),
         ),
         (
             "argmax",
-            hipacc::reduce::argmax(&dev, &expected, None).expect("argmax"),
-            distributed::argmax(&dev, &out).expect("argmax"),
+            hipacc::reduce::argmax(dev, &expected, None).expect("argmax"),
+            distributed::argmax(dev, &out).expect("argmax"),
         ),
     ] {
         c.equal(
@@ -435,8 +447,13 @@ fn check_size(
 /// Restriction and prolongation between `fine` and the next coarser grid,
 /// then one level further down while the grid splits; the restriction of
 /// `fine` becomes the next level's image.
-fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: DistImage<f32>) {
-    let dev = Device::cpu();
+fn check_levels(
+    c: &mut Checker,
+    dev: &Device,
+    fine_grid: &Rc<Grid>,
+    src: Image<f32>,
+    din: DistImage<f32>,
+) {
     let (w, h) = (fine_grid.width(), fine_grid.height());
     let coarse_grid = match fine_grid.coarser() {
         Ok(g) => Rc::new(g),
@@ -460,12 +477,12 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
 
     // The multigrid's restriction.
     let what = format!("restriction {w}x{h} -> {cw}x{ch}");
-    let coarse = single(cw, ch, || Restrict {
+    let coarse = single(dev, cw, ch, || Restrict {
         fine: Accessor::new(&src).with_boundary(zero),
     });
     let dcoarse = DistImage::new(&coarse_grid).expect("dist");
     let halo = din.halo();
-    distributed::execute(&dev, &dcoarse, |r| Restrict {
+    distributed::execute(dev, &dcoarse, |r| Restrict {
         fine: r.accessor(&din, zero),
     })
     .expect(&what);
@@ -482,7 +499,7 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
     // Kernels taking global coordinates from the launch's origin.
     let what = format!("restriction inside {w}x{h} -> {cw}x{ch}");
     let (wi, hi) = (w as i32, h as i32);
-    let expected = single(cw, ch, || RestrictInside {
+    let expected = single(dev, cw, ch, || RestrictInside {
         fine: Accessor::new(&src).with_boundary(Boundary::Repeat),
         x0: 0,
         y0: 0,
@@ -490,7 +507,7 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
         h: hi,
     });
     let out = DistImage::new(&coarse_grid).expect("dist");
-    distributed::execute(&dev, &out, |r| RestrictInside {
+    distributed::execute(dev, &out, |r| RestrictInside {
         fine: r.accessor(&din, Boundary::Repeat),
         x0: r.origin().0,
         y0: r.origin().1,
@@ -501,7 +518,7 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
     c.same(&what, &expected, &out);
     let what = format!("prolongation with ghosts {cw}x{ch} -> {w}x{h}");
     let (cwi, chi) = (cw as i32, ch as i32);
-    let expected = single(w, h, || ProlongGhost {
+    let expected = single(dev, w, h, || ProlongGhost {
         e: Accessor::new(&coarse).with_boundary(Boundary::Clamp),
         x0: 0,
         y0: 0,
@@ -509,7 +526,7 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
         ch: chi,
     });
     let out = DistImage::new(fine_grid).expect("dist");
-    distributed::execute(&dev, &out, |r| ProlongGhost {
+    distributed::execute(dev, &out, |r| ProlongGhost {
         e: r.accessor(&dcoarse, Boundary::Clamp),
         x0: r.origin().0,
         y0: r.origin().1,
@@ -521,23 +538,23 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
 
     for b in boundaries() {
         let what = format!("4x4 restriction {w}x{h} {b:?}");
-        let expected = single(cw, ch, || Restrict4 {
+        let expected = single(dev, cw, ch, || Restrict4 {
             fine: Accessor::new(&src).with_boundary(b),
         });
         let out = DistImage::new(&coarse_grid).expect("dist");
-        distributed::execute(&dev, &out, |r| Restrict4 {
+        distributed::execute(dev, &out, |r| Restrict4 {
             fine: r.accessor(&din, b),
         })
         .expect(&what);
         c.same(&what, &expected, &out);
 
         let what = format!("prolongation {cw}x{ch} -> {w}x{h} {b:?}");
-        let expected = single(w, h, || Prolong {
+        let expected = single(dev, w, h, || Prolong {
             u: Accessor::new(&src),
             e: Accessor::new(&coarse).with_boundary(b),
         });
         let out = DistImage::new(fine_grid).expect("dist");
-        distributed::execute(&dev, &out, |r| Prolong {
+        distributed::execute(dev, &out, |r| Prolong {
             u: r.accessor(&din, Boundary::Undefined),
             e: r.accessor(&dcoarse, b),
         })
@@ -545,7 +562,7 @@ fn check_levels(c: &mut Checker, fine_grid: &Rc<Grid>, src: Image<f32>, din: Dis
         c.same(&what, &expected, &out);
     }
     if cw * ch > 1 {
-        check_levels(c, &coarse_grid, coarse, dcoarse);
+        check_levels(c, dev, &coarse_grid, coarse, dcoarse);
     }
 }
 
@@ -611,15 +628,41 @@ fn rank_main(mode: &str) {
                 world.abort(1);
             }
         },
+        "opencl" => {
+            // Every rank's blocks on its OpenCL device (PoCL in CI),
+            // against the single-process runs on the same device.
+            let Ok(dev) = Device::opencl() else {
+                if world.rank() == 0 {
+                    println!("{NO_OPENCL}");
+                }
+                return;
+            };
+            let mut c = Checker {
+                world: &world,
+                checks: 0,
+            };
+            for (w, h) in [(37, 23), (7, 5)] {
+                check_size(&world, &mut c, &dev, w, h);
+            }
+            multigrid::check(&world, &mut c, &dev);
+            if world.rank() == 0 {
+                println!(
+                    "{PASSED} {} with {} ranks on OpenCL",
+                    c.checks,
+                    world.size()
+                );
+            }
+        }
         _ => {
             let mut c = Checker {
                 world: &world,
                 checks: 0,
             };
+            let dev = Device::cpu();
             for (w, h) in [(37, 23), (7, 5), (64, 3), (2, 41)] {
-                check_size(&world, &mut c, w, h);
+                check_size(&world, &mut c, &dev, w, h);
             }
-            multigrid::check(&world, &mut c);
+            multigrid::check(&world, &mut c, &dev);
             if world.rank() == 0 {
                 println!("{PASSED} {} with {} ranks", c.checks, world.size());
             }
@@ -637,6 +680,20 @@ fn main() {
         let (ok, text) = mpirun(n, "check");
         let passed = ok && text.contains(PASSED);
         println!("{n} ranks: {}", if passed { "ok" } else { "FAILED" });
+        if !passed {
+            println!("{text}");
+            failed = true;
+        }
+        let (ok, text) = mpirun(n, "opencl");
+        if ok && text.contains(NO_OPENCL) {
+            println!("[SKIP] {n} ranks on OpenCL: no OpenCL device");
+            continue;
+        }
+        let passed = ok && text.contains(PASSED);
+        println!(
+            "{n} ranks on OpenCL: {}",
+            if passed { "ok" } else { "FAILED" }
+        );
         if !passed {
             println!("{text}");
             failed = true;

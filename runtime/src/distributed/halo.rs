@@ -10,10 +10,11 @@
 //! a pixel of the far rank), filled with the constant (`Constant`), or left
 //! alone (`Undefined`: a correct kernel never reads it).
 
+use super::edges::{frame, ring};
 use super::{DistImage, DistResult, Grid};
 use hipacc_core::image::{as_bytes, as_bytes_mut};
 use hipacc_core::ir::Footprint;
-use hipacc_core::{Boundary, Pixel};
+use hipacc_core::{Boundary, Pixel, Rect};
 use mpi::traits::*;
 
 /// Message tag of halo exchanges.
@@ -112,12 +113,14 @@ pub(crate) fn exchange<T: Pixel>(
 pub(crate) struct Pending<T: Pixel> {
     grid: std::rc::Rc<Grid>,
     local: hipacc_core::Image<T>,
+    /// The halo ring of `local`: every pixel the exchange writes.
+    ring: Vec<Rect>,
     sends: Vec<(usize, Vec<T>)>,
     received: Vec<(usize, Vec<T>)>,
     /// Per source rank, the halo indices its pixels fill, in order.
     from: Vec<Vec<usize>>,
-    /// Halo pixels copied from this rank's own block: `(dst, src)`.
-    copies: Vec<(usize, usize)>,
+    /// Halo pixels copied from this rank's own block: `(dst, value)`.
+    copies: Vec<(usize, T)>,
     /// Halo pixels set to the boundary constant.
     constants: Vec<usize>,
     constant: Option<T>,
@@ -127,7 +130,8 @@ pub(crate) struct Pending<T: Pixel> {
 
 /// Plans the exchange of the halo of `img` that `fp` reads: packs what
 /// every other rank needs of this block. Local; nothing is sent until
-/// [`in_flight`] posts it.
+/// [`in_flight`] posts it. Only the band of the block that holds those
+/// pixels is read, so a block on a device stays there.
 pub(crate) fn plan<T: Pixel>(
     img: &DistImage<T>,
     fp: Footprint,
@@ -143,26 +147,24 @@ pub(crate) fn plan<T: Pixel>(
     let index =
         |gx: i64, gy: i64| ((gy - mine.y as i64 + h) * stride + gx - mine.x as i64 + h) as usize;
 
-    let mut sends: Vec<(usize, Vec<T>)> = Vec::new();
-    {
-        let pixels = local.read()?;
-        for r in (0..grid.ranks()).filter(|&r| r != me) {
-            let mut buf = Vec::new();
-            for_each_needed(grid, r, fp, boundary, |_, _, s| {
-                if let Origin::Pixel(sx, sy) = s {
-                    if mine.contains(sx, sy) {
-                        buf.push(pixels[index(sx as i64, sy as i64)]);
-                    }
+    // Local indices of what each other rank needs of this block.
+    let mut wanted: Vec<(usize, Vec<usize>)> = Vec::new();
+    for r in (0..grid.ranks()).filter(|&r| r != me) {
+        let mut idx = Vec::new();
+        for_each_needed(grid, r, fp, boundary, |_, _, s| {
+            if let Origin::Pixel(sx, sy) = s {
+                if mine.contains(sx, sy) {
+                    idx.push(index(sx as i64, sy as i64));
                 }
-            });
-            if !buf.is_empty() {
-                sends.push((r, buf));
             }
+        });
+        if !idx.is_empty() {
+            wanted.push((r, idx));
         }
     }
 
     let mut from: Vec<Vec<usize>> = vec![Vec::new(); grid.ranks()];
-    let mut copies: Vec<(usize, usize)> = Vec::new();
+    let mut own: Vec<(usize, usize)> = Vec::new();
     let mut constants: Vec<usize> = Vec::new();
     for_each_needed(grid, me, fp, boundary, |gx, gy, s| {
         let dst = index(gx, gy);
@@ -170,7 +172,7 @@ pub(crate) fn plan<T: Pixel>(
             Origin::Pixel(sx, sy) => {
                 let owner = grid.owner(sx, sy);
                 if owner == me {
-                    copies.push((dst, index(sx as i64, sy as i64)));
+                    own.push((dst, index(sx as i64, sy as i64)));
                 } else {
                     from[owner].push(dst);
                 }
@@ -179,6 +181,22 @@ pub(crate) fn plan<T: Pixel>(
             Origin::None => {}
         }
     });
+    let sources = wanted.iter().flat_map(|(_, i)| i.iter().copied());
+    let band = frame(
+        sources.chain(own.iter().map(|&(_, s)| s)),
+        stride as usize,
+        h as usize,
+        mine.width,
+        mine.height,
+    );
+    let (sends, copies) = local.read_rects(&band, |pixels| {
+        let sends: Vec<(usize, Vec<T>)> = wanted
+            .iter()
+            .map(|(r, idx)| (*r, idx.iter().map(|&i| pixels[i]).collect()))
+            .collect();
+        let copies: Vec<(usize, T)> = own.iter().map(|&(d, s)| (d, pixels[s])).collect();
+        (sends, copies)
+    })?;
     let received: Vec<(usize, Vec<T>)> = from
         .iter()
         .enumerate()
@@ -187,6 +205,7 @@ pub(crate) fn plan<T: Pixel>(
         .collect();
     Ok(Pending {
         grid: grid.clone(),
+        ring: ring(h as usize, mine.width, mine.height),
         local,
         sends,
         received,
@@ -239,20 +258,22 @@ impl<T: Pixel> InFlight for Pending<T> {
     fn finish(self: Box<Self>) -> DistResult<ExchangeStats> {
         let start = std::time::Instant::now();
         {
-            let mut pixels = self.local.write()?;
-            for &(dst, src) in &self.copies {
-                pixels[dst] = pixels[src];
-            }
-            if let Some(c) = self.constant {
-                for &dst in &self.constants {
-                    pixels[dst] = c;
-                }
-            }
-            for (r, buf) in &self.received {
-                for (&dst, &v) in self.from[*r].iter().zip(buf) {
+            // Only the ring is written (and, on a device, moved).
+            self.local.write_rects(&self.ring, |pixels| {
+                for &(dst, v) in &self.copies {
                     pixels[dst] = v;
                 }
-            }
+                if let Some(c) = self.constant {
+                    for &dst in &self.constants {
+                        pixels[dst] = c;
+                    }
+                }
+                for (r, buf) in &self.received {
+                    for (&dst, &v) in self.from[*r].iter().zip(buf) {
+                        pixels[dst] = v;
+                    }
+                }
+            })?;
         }
         Ok(ExchangeStats {
             bytes_sent: self

@@ -84,6 +84,7 @@
 
 mod agree;
 mod arg;
+mod edges;
 mod execute;
 mod grid;
 mod halo;

@@ -132,13 +132,15 @@ pub(super) fn launch<'a, K: Kernel>(
             Part::Copied => {
                 let own = Image::<K::Output>::new(w, h)?;
                 kernel.execute(device, &IterationSpace::full(&own))?;
-                let (src, mut dst) = (own.read()?, local.write()?);
+                let src = own.read()?;
                 let (dx, dy) = (rect.x - start.0, rect.y - start.1);
-                for y in 0..rect.height {
-                    let s = (dy + y) * w + dx;
-                    let d = (rect.y + y) * local.width() + rect.x;
-                    dst[d..d + rect.width].copy_from_slice(&src[s..s + rect.width]);
-                }
+                local.write_rects(&[rect], |dst| {
+                    for y in 0..rect.height {
+                        let s = (dy + y) * w + dx;
+                        let d = (rect.y + y) * local.width() + rect.x;
+                        dst[d..d + rect.width].copy_from_slice(&src[s..s + rect.width]);
+                    }
+                })?;
             }
         }
         computing += clock.elapsed().as_secs_f64();

@@ -22,8 +22,10 @@ use std::rc::Rc;
 
 const CYCLES: usize = 3;
 
-/// One configuration: grid, boundary condition, options, threshold.
+/// One configuration: device, grid, boundary condition, options,
+/// threshold.
 struct Case<'a> {
+    dev: &'a Device,
     grid: &'a Rc<Grid>,
     bc: Bc,
     opts: &'a CycleOptions,
@@ -72,7 +74,7 @@ fn zero_mean(w: usize, h: usize) -> impl Fn(usize, usize) -> f32 {
 /// `CYCLES` cycles of the case's kind: bit-identical solutions, residual
 /// norms within `n ε` relative, and the residual falls.
 fn check_cycles(c: &mut Checker, case: &Case, distributed_levels: Option<usize>) {
-    let dev = Device::cpu();
+    let dev = case.dev;
     let what = case.what("cycles");
     let (w, h) = (case.grid.width(), case.grid.height());
     let (single, mut p) = case.problems(&zero_mean(w, h));
@@ -83,13 +85,13 @@ fn check_cycles(c: &mut Checker, case: &Case, distributed_levels: Option<usize>)
             &[p.distributed_levels() as u64],
         );
     }
-    let mut expected = vec![single.residual_norm(&dev).expect("residual")];
-    let mut got = vec![p.residual_norm(&dev).expect("residual")];
+    let mut expected = vec![single.residual_norm(dev).expect("residual")];
+    let mut got = vec![p.residual_norm(dev).expect("residual")];
     for _ in 0..CYCLES {
-        single.cycle(&dev, case.opts).expect("single-process cycle");
-        expected.push(single.residual_norm(&dev).expect("residual"));
-        p.cycle(&dev, case.opts).expect(&what);
-        got.push(p.residual_norm(&dev).expect("residual"));
+        single.cycle(dev, case.opts).expect("single-process cycle");
+        expected.push(single.residual_norm(dev).expect("residual"));
+        p.cycle(dev, case.opts).expect(&what);
+        got.push(p.residual_norm(dev).expect("residual"));
     }
     c.same(&what, &single.solution(), p.solution());
     let bound = (w * h) as f64 * f64::EPSILON;
@@ -106,11 +108,11 @@ fn check_cycles(c: &mut Checker, case: &Case, distributed_levels: Option<usize>)
 /// Full multigrid (one cycle per level) from a right-hand side of nonzero
 /// mean: bit-identical, the Neumann mean corrections included.
 fn check_fmg(c: &mut Checker, case: &Case) {
-    let dev = Device::cpu();
+    let dev = case.dev;
     let what = case.what("fmg");
     let (single, mut p) = case.problems(&pattern(11));
-    single.fmg(&dev, case.opts, 1).expect("single-process fmg");
-    p.fmg(&dev, case.opts, 1).expect(&what);
+    single.fmg(dev, case.opts, 1).expect("single-process fmg");
+    p.fmg(dev, case.opts, 1).expect(&what);
     c.same(&what, &single.solution(), p.solution());
 }
 
@@ -119,13 +121,13 @@ fn check_fmg(c: &mut Checker, case: &Case) {
 /// solutions bit for bit; so do those of a solve to an estimated error
 /// (its corrections are exact maxima).
 fn check_solve(c: &mut Checker, case: &Case) {
-    let dev = Device::cpu();
+    let dev = case.dev;
     let what = case.what("solve");
     let (single, mut p) = case.problems(&pattern(13));
     let e = single
-        .solve(&dev, case.opts, 1e-5, 12)
+        .solve(dev, case.opts, 1e-5, 12)
         .expect("single-process solve");
-    let g = p.solve(&dev, case.opts, 1e-5, 12).expect(&what);
+    let g = p.solve(dev, case.opts, 1e-5, 12).expect(&what);
     c.equal(
         &format!("{what}: cycles"),
         &[e.cycles as u64],
@@ -137,12 +139,12 @@ fn check_solve(c: &mut Checker, case: &Case) {
     c.same(&what, &single.solution(), p.solution());
     let what = case.what("solve_to_error");
     let (single, mut p) = case.problems(&pattern(17));
-    single.fmg(&dev, case.opts, 1).expect("single-process fmg");
-    p.fmg(&dev, case.opts, 1).expect(&what);
+    single.fmg(dev, case.opts, 1).expect("single-process fmg");
+    p.fmg(dev, case.opts, 1).expect(&what);
     let e = single
-        .solve_to_error(&dev, case.opts, 1e-4, 12)
+        .solve_to_error(dev, case.opts, 1e-4, 12)
         .expect("single-process solve_to_error");
-    let g = p.solve_to_error(&dev, case.opts, 1e-4, 12).expect(&what);
+    let g = p.solve_to_error(dev, case.opts, 1e-4, 12).expect(&what);
     let bits = |v: &[f64]| v.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
     c.equal(
         &format!("{what}: corrections"),
@@ -151,13 +153,14 @@ fn check_solve(c: &mut Checker, case: &Case) {
     );
     c.same(&what, &single.solution(), p.solution());
     // The solution has zero mean on both (the mean correction ran).
-    let mean = hipacc::distributed::sum(&dev, p.solution()).expect("sum")
+    let mean = hipacc::distributed::sum(dev, p.solution()).expect("sum")
         / (case.grid.width() * case.grid.height()) as f64;
     c.close(&format!("{what}: mean of u"), 0.0, mean, 1e-5);
 }
 
-/// Every configuration, on a grid split over `world`.
-pub(super) fn check(world: &SimpleCommunicator, c: &mut Checker) {
+/// Every configuration on `dev`, on a grid split over `world`, against the
+/// single-process solver on the same device.
+pub(super) fn check(world: &SimpleCommunicator, c: &mut Checker, dev: &Device) {
     let mut rb = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 2);
     rb.fused = true;
     let mut jacobi = CycleOptions::new(CycleKind::V, Smoother::Jacobi { omega: 0.8 }, 3, 2);
@@ -171,6 +174,7 @@ pub(super) fn check(world: &SimpleCommunicator, c: &mut Checker) {
             ..jacobi.clone()
         };
         let case = |grid, bc, opts, gather_at| Case {
+            dev,
             grid,
             bc,
             opts,
@@ -193,6 +197,7 @@ pub(super) fn check(world: &SimpleCommunicator, c: &mut Checker) {
     check_solve(
         c,
         &Case {
+            dev,
             grid: &odd,
             bc: Bc::Neumann,
             opts: &rb,
@@ -206,6 +211,7 @@ pub(super) fn check(world: &SimpleCommunicator, c: &mut Checker) {
     check_solve(
         c,
         &Case {
+            dev,
             grid: &even,
             bc: Bc::Neumann,
             opts: &w,
