@@ -1,6 +1,7 @@
 //! `mpirun -np N hdr-compress IN -o OUT` (the `distributed` feature)
 //! writes the single-process run's PNG, byte for byte, for 1 to 4 ranks
-//! (`HIPACC_MPI_RANKS` picks others), on an odd-sized Radiance file; a
+//! (`HIPACC_MPI_RANKS` picks others), on an odd-sized Radiance file, on
+//! the CPU and with `--backend opencl` on every rank; a
 //! missing or corrupt input, or one too small to split over the ranks,
 //! stops every rank with one message, a non-zero status and no output
 //! file.
@@ -96,6 +97,34 @@ fn every_rank_count_writes_the_single_process_png() {
         assert!(
             got == expected,
             "{ranks} ranks: the PNG differs from the single-process one"
+        );
+    }
+}
+
+/// The same with every rank's blocks on its OpenCL device (PoCL in CI):
+/// the single-process run on OpenCL gives the expected PNG. A skip line
+/// where no OpenCL device is found.
+#[test]
+fn every_rank_count_on_opencl_writes_the_single_process_opencl_png() {
+    if let Err(e) = hipacc::Device::opencl() {
+        println!("[SKIP] opencl: {e}");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    write_scene(&d.join("scene.hdr"));
+    let opencl = ["--backend", "opencl"];
+    let single = run(&["scene.hdr", "-o", "single.png", opencl[0], opencl[1]], d);
+    assert!(single.status.success(), "{}", text(&single));
+    let expected = std::fs::read(d.join("single.png")).expect("single-process output");
+    for ranks in rank_counts() {
+        let name = format!("ranks{ranks}.png");
+        let out = mpirun(ranks, &["scene.hdr", "-o", &name, opencl[0], opencl[1]], d);
+        assert!(out.status.success(), "{ranks} ranks: {}", text(&out));
+        let got = std::fs::read(d.join(&name)).expect("distributed output");
+        assert!(
+            got == expected,
+            "{ranks} ranks on OpenCL: the PNG differs from the single-process one"
         );
     }
 }

@@ -37,11 +37,11 @@
 //! Built with the `distributed` feature and started by `mpirun` (any
 //! number of ranks, one included), the single-file mode runs split across
 //! the ranks: `mpirun -np 4 hdr-compress big.hdr -o out.png` (rank 0 reads
-//! and writes, every rank tone-maps its block; the output is the
-//! single-process run's, byte for byte; see
-//! `hipacc_examples::hdr::distributed_job`). Only the CPU backend runs
-//! distributed; batch mode and `--emit` run on one rank only. Only rank 0
-//! prints, and a failure on any rank stops all of them with its message.
+//! and writes, every rank tone-maps its block on its `--backend` device;
+//! the output is the single-process run's on that backend, byte for byte;
+//! see `hipacc_examples::hdr::distributed_job`). Batch mode and `--emit`
+//! run on one rank only. Only rank 0 prints, and a failure on any rank
+//! stops all of them with its message.
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;

@@ -1,7 +1,7 @@
 //! The tone map of an image split across MPI ranks (the `distributed`
 //! feature): every stage of [`tone_map`](super::tone_map) on the ranks'
 //! blocks, with the same kernels, giving the same bits as the
-//! single-process run on the CPU for any rank count.
+//! single-process run on the same device for any rank count.
 //!
 //! - Luminance, log luminance, the Gaussian pyramid, gradients,
 //!   attenuation and divergence run through [`distributed::execute`] on a
@@ -20,7 +20,7 @@
 //!
 //! The pyramid must split over the ranks: a grid whose blocks would vanish
 //! before the coarsest level is refused on every rank
-//! ([`DistError::PyramidTooDeep`]).
+//! ([`DistError::PyramidTooDeep`](hipacc::distributed::DistError::PyramidTooDeep)).
 
 use super::{
     colour_kernel, host_colour, locate_percentiles, normalising_scale, pyramid_levels, Encoding,
@@ -28,7 +28,7 @@ use super::{
 };
 use crate::hdr::kernels::*;
 use hipacc::distributed::multigrid::DistPoisson;
-use hipacc::distributed::{self, DistError, DistImage, DistPyramid, DistResult};
+use hipacc::distributed::{self, DistImage, DistPyramid, DistResult};
 use hipacc::multigrid::{Bc, CycleOptions, Poisson, Smoother};
 use hipacc::prelude::*;
 use hipacc::BackendKind;
@@ -40,10 +40,11 @@ use std::time::Instant;
 const GATHER_AT: usize = 64;
 
 /// Tone-maps the distributed image `input` (linear RGB, alpha ignored)
-/// into a new distributed image on its grid, on the CPU device `dev`.
-/// Collective: every rank calls it with its block; every rank gets the
-/// report. The output equals [`tone_map`](super::tone_map)'s on one
-/// process, bit for bit.
+/// into a new distributed image on its grid, each rank's blocks on its
+/// device `dev` (the CPU or a GPU backend). Collective: every rank calls
+/// it with its block; every rank gets the report. The output equals
+/// [`tone_map`](super::tone_map)'s on one process on the same kind of
+/// device, bit for bit.
 ///
 /// ```no_run
 /// use hipacc::distributed::{self, DistImage, Grid};
@@ -70,11 +71,6 @@ pub fn tone_map(
     encoding: Encoding,
     progress: &dyn Fn(&str),
 ) -> DistResult<(DistImage<Rgba<f32>>, Report)> {
-    if dev.kind() != BackendKind::Cpu {
-        return Err(DistError::Usage(
-            "the distributed tone map runs on the CPU backend",
-        ));
-    }
     let grid = input.grid();
     let (w, h) = (grid.width(), grid.height());
     let mut ms = Vec::new();
@@ -197,7 +193,13 @@ pub fn tone_map(
     let b = grid.my_block();
     let (rgb_b, y_b, u_b) = (block(input)?, block(&y)?, block(u)?);
     let colour = colour_kernel((&rgb_b, &y_b, &u_b), params, encoding, (ulo, uhi), scale);
-    let out_b = match host_colour::colour(&colour, &rgb_b, &y_b, &u_b)? {
+    // As in the single-process run: vector code of its own on the CPU.
+    let on_host = if dev.kind() == BackendKind::Cpu {
+        host_colour::colour(&colour, &rgb_b, &y_b, &u_b)?
+    } else {
+        None
+    };
+    let out_b = match on_host {
         Some(out) => out,
         None => {
             let out = Image::<Rgba<f32>>::new(b.width, b.height)?;
