@@ -9,8 +9,11 @@
 //!   binary, its measurements and residual plot.
 //! - [`pyramid`]: the Burt-Adelson Gaussian/Laplacian pyramid of the
 //!   `pyramid` binary, written once for any depth with `traverse`.
+//! - [`ranks`]: the processes of a run, one or (with the `distributed`
+//!   feature) the ranks of `mpirun`.
 
 pub mod filters;
 pub mod hdr;
 pub mod multigrid;
 pub mod pyramid;
+pub mod ranks;

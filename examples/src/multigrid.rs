@@ -1,11 +1,15 @@
 //! The `multigrid` example: `-Δu = f` on the unit square with a
 //! manufactured solution, solved by [`hipacc::multigrid`]; shared by the
-//! binary and the benchmarks.
+//! binary and the benchmarks. With the `distributed` feature,
+//! [`distributed`] solves the same problem across MPI ranks.
+
+#[cfg(feature = "distributed")]
+pub mod distributed;
 
 use hipacc::multigrid::{
     convergence_factor, manufactured, Bc, CycleOptions, Poisson, Real, Smoother,
 };
-use hipacc::{Device, Result, Trace};
+use hipacc::{Device, Image, Result, Trace};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -40,9 +44,9 @@ pub struct Problem {
     pub start: Start,
 }
 
-/// What a run measured.
+/// The figures a run reports, on one process or across MPI ranks.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct Figures {
     /// Residual norms: before the first cycle, then after each.
     pub residuals: Vec<f64>,
     /// See [`convergence_factor`].
@@ -53,6 +57,13 @@ pub struct Outcome {
     pub error_after_fmg: Option<f64>,
     /// Wall time of each cycle, ms.
     pub ms_cycles: Vec<f64>,
+}
+
+/// What a run on one process measured.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Residuals, errors and cycle times.
+    pub figures: Figures,
     /// The trace of the last cycle (or of full multigrid if no cycle ran).
     pub trace: Trace,
 }
@@ -74,20 +85,10 @@ impl Problem {
                 error_after_fmg = Some(manufactured::max_error(self.bc, &p.solution())?);
             }
         }
-        // The right-hand side as `solve` sees it: compatible for Neumann.
-        let norm_f = {
-            let f: Vec<f64> = p.rhs().to_vec()?.into_iter().map(Into::into).collect();
-            let mean = match self.bc {
-                Bc::Neumann => f.iter().sum::<f64>() / f.len() as f64,
-                Bc::Dirichlet => 0.0,
-            };
-            (f.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / f.len() as f64).sqrt()
-        };
+        let norm_f = rhs_norm(self.bc, &p.rhs())?;
         let mut residuals = vec![p.residual_norm(dev)?];
         let mut ms_cycles = Vec::new();
-        while residuals.len() <= self.max_cycles
-            && residuals[residuals.len() - 1] > self.tol * norm_f
-        {
+        while self.goes_on(&residuals, norm_f) {
             dev.synchronize()?;
             let t0 = Instant::now();
             trace = p.cycle(dev, &self.opts)?;
@@ -96,14 +97,36 @@ impl Problem {
             residuals.push(p.residual_norm(dev)?);
         }
         Ok(Outcome {
-            convergence_factor: convergence_factor(&residuals),
-            error_vs_exact: manufactured::max_error(self.bc, &p.solution())?,
-            error_after_fmg,
-            residuals,
-            ms_cycles,
+            figures: Figures {
+                convergence_factor: convergence_factor(&residuals),
+                error_vs_exact: manufactured::max_error(self.bc, &p.solution())?,
+                error_after_fmg,
+                residuals,
+                ms_cycles,
+            },
             trace,
         })
     }
+
+    /// Whether the cycles go on after `residuals`: fewer than
+    /// `max_cycles` ran and the last residual is above `tol` times
+    /// `norm_f` (see [`rhs_norm`]).
+    pub fn goes_on(&self, residuals: &[f64], norm_f: f64) -> bool {
+        residuals.len() <= self.max_cycles
+            && residuals.last().is_some_and(|r| *r > self.tol * norm_f)
+    }
+}
+
+/// The norm of the right-hand side `rhs` as `solve` sees it (compatible
+/// for Neumann: its mean removed), the scale of `--tol`: `sqrt(Σ (f -
+/// mean)² / n)`, summed in `f64` in row-major order.
+pub fn rhs_norm<T: Real>(bc: Bc, rhs: &Image<T>) -> Result<f64> {
+    let f: Vec<f64> = rhs.to_vec()?.into_iter().map(Into::into).collect();
+    let mean = match bc {
+        Bc::Neumann => f.iter().sum::<f64>() / f.len() as f64,
+        Bc::Dirichlet => 0.0,
+    };
+    Ok((f.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / f.len() as f64).sqrt())
 }
 
 /// The median of `v` (0 when empty).
@@ -260,9 +283,9 @@ mod tests {
             start: Start::Random,
         };
         let out = p.run::<f64>(&Device::cpu()).expect("run");
-        assert_eq!(out.residuals.len(), 6);
-        assert_eq!(out.ms_cycles.len(), 5);
-        assert!(out.convergence_factor.expect("factor") < 0.1);
+        assert_eq!(out.figures.residuals.len(), 6);
+        assert_eq!(out.figures.ms_cycles.len(), 5);
+        assert!(out.figures.convergence_factor.expect("factor") < 0.1);
         assert!(out.trace.kernel_launches() > 0);
     }
 

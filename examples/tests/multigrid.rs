@@ -89,6 +89,7 @@ fn bad_input_is_a_clear_error() {
         (&["--size", "100", "--levels", "9"][..], "at most 8"),
         (&["--size", "0"][..], "--size"),
         (&["--size", "64", "--backend", "vulkan"][..], "vulkan"),
+        (&["--size", "64", "--gather-at", "8"][..], "mpirun"),
     ] {
         let (ok, out, err) = multigrid(args);
         assert!(!ok, "{args:?}: {out}");

@@ -7,7 +7,7 @@
 //!           [--omega W] [--pre N1] [--post N2] [--bc dirichlet|neumann]
 //!           [--max-cycles C] [--tol T] [--fused] [--graph] [--precision f32|f64]
 //!           [--start random|zero|fmg] [--backend B] [--timings]
-//!           [--plot FILE.svg] [--json]
+//!           [--plot FILE.svg] [--json] [--gather-at G]
 //! ```
 //!
 //! The cycles start from a pseudo-random initial guess (`--start random`,
@@ -20,13 +20,32 @@
 //! `precision`, `backend`, `residuals`, `convergence_factor`,
 //! `error_vs_exact`, `error_after_fmg`, `ms_per_cycle` (median) and
 //! `ms_per_level` (of the last cycle, from its trace).
+//!
+//! Built with the `distributed` feature and started by `mpirun` (any
+//! number of ranks, one included), the problem is split across the ranks
+//! and solved by `hipacc::distributed::multigrid::DistPoisson`
+//! (`hipacc_examples::multigrid::distributed`): `mpirun -np 4 multigrid
+//! --size 4096`. Its solutions are the single-process run's, bit for bit,
+//! and so are the errors; the residual norms differ by the rounding of
+//! their sums. Levels of at most `--gather-at` cells per side (default 64)
+//! are gathered onto rank 0 and solved there. `--graph` and backends other
+//! than `cpu` are refused. The report adds the rank count, the process
+//! grid and the distributed levels; `--timings` prints, for the last
+//! cycle, the slowest rank's halo exchange and kernel time per distributed
+//! level and the time of the coarse levels (gather, solve on rank 0,
+//! scatter); `--json` has them as `ranks`, `process_grid`,
+//! `distributed_levels`, `gather_at`, `exchange_ms_per_level`,
+//! `kernel_ms_per_level` and `coarse_ms` (and no `ms_per_level`). Only
+//! rank 0 prints, and a failure on any rank (a grid too small to split
+//! over the ranks among them) stops all of them with one message.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Parser;
 use hipacc::core::io::write_atomically;
 use hipacc::multigrid::{Bc, CycleKind, CycleOptions, MultigridError, Poisson, Smoother};
 use hipacc::Device;
-use hipacc_examples::multigrid::{median, residual_plot, smoother_name, Problem, Start};
+use hipacc_examples::multigrid::{median, residual_plot, smoother_name, Figures, Problem, Start};
+use hipacc_examples::ranks::{self, Ranks};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -89,46 +108,76 @@ struct Args {
     /// Print the results as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Under mpirun: gather levels of at most G cells per side onto rank 0
+    /// [default: 64].
+    #[arg(long, value_name = "G")]
+    gather_at: Option<usize>,
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+    // Under `mpirun` every rank parses the same arguments; one reports.
+    let speaks = ranks::speaks();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if speaks => e.exit(),
+        Err(e) => std::process::exit(e.exit_code()),
+    };
+    let ranks = match Ranks::start() {
+        Ok(ranks) => ranks,
         Err(e) => {
+            eprintln!("multigrid: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&args, &ranks) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if speaks => {
             eprintln!("multigrid: {e:#}");
             ExitCode::FAILURE
         }
+        // Under `mpirun` the job's status is rank 0's, which reports the
+        // failure every rank agreed on; the others end quietly.
+        Err(_) => ExitCode::SUCCESS,
     }
 }
 
-fn run(args: Args) -> Result<()> {
+fn run(args: &Args, ranks: &Ranks) -> Result<()> {
+    let problem = problem(args)?;
+    #[cfg(feature = "distributed")]
+    if let Some(world) = ranks.world() {
+        return distributed::run(args, &problem, &world, ranks);
+    }
+    if args.gather_at.is_some() {
+        bail!("--gather-at applies to runs across MPI ranks: start multigrid with mpirun");
+    }
+    single(args, &problem, ranks)
+}
+
+/// The problem the arguments describe, checked.
+fn problem(args: &Args) -> Result<Problem> {
     if args.size == 0 || args.size > 16384 {
-        anyhow::bail!("--size must be between 1 and 16384, got {}", args.size);
+        bail!("--size must be between 1 and 16384, got {}", args.size);
     }
     // Checked whatever the smoother: an out-of-range weight is a mistake
     // even where red-black Gauss-Seidel would not use it.
     if !(args.omega > 0.0 && args.omega < 2.0) {
         return Err(MultigridError::Omega(args.omega).into());
     }
-    let smoother = match args.smoother.as_str() {
-        "jacobi" => Smoother::Jacobi { omega: args.omega },
-        _ => Smoother::RedBlack,
-    };
     let levels = args
         .levels
         .unwrap_or_else(|| Poisson::<f64>::default_levels(args.size, args.size, args.bc));
-    let mut opts = CycleOptions::new(args.cycle, smoother, args.pre, args.post)
+    let mut opts = CycleOptions::new(args.cycle, smoother(args), args.pre, args.post)
         .fused(args.fused)
         .graph(args.graph);
     opts.coarse_sweeps = 64;
     opts.validate(levels)?;
     if args.max_cycles == 0 {
-        anyhow::bail!("--max-cycles must be at least 1");
+        bail!("--max-cycles must be at least 1");
     }
     if !(args.tol > 0.0 && args.tol.is_finite()) {
-        anyhow::bail!("--tol must be positive, got {}", args.tol);
+        bail!("--tol must be positive, got {}", args.tol);
     }
-    let problem = Problem {
+    Ok(Problem {
         size: args.size,
         levels,
         bc: args.bc,
@@ -140,16 +189,44 @@ fn run(args: Args) -> Result<()> {
             "fmg" => Start::Fmg,
             _ => Start::Random,
         },
-    };
+    })
+}
+
+fn smoother(args: &Args) -> Smoother {
+    match args.smoother.as_str() {
+        "jacobi" => Smoother::Jacobi { omega: args.omega },
+        _ => Smoother::RedBlack,
+    }
+}
+
+/// The run on this process alone.
+fn single(args: &Args, problem: &Problem, ranks: &Ranks) -> Result<()> {
     let dev = Device::from_name(&args.backend)?;
     let out = if args.precision == "f32" {
         problem.run::<f32>(&dev)?
     } else {
         problem.run::<f64>(&dev)?
     };
-    let ms_per_cycle = median(&out.ms_cycles);
-    let title = format!(
-        "{}({},{}) {} {}, {}x{}, {} levels, {}",
+    let title = title(args, problem, &dev.name());
+    plot(args, Some((&out.figures, &title)), ranks)?;
+    if args.timings {
+        println!("{}", out.trace.timing_table());
+    }
+    if args.json {
+        let mut json = json(args, problem, &dev, &out.figures);
+        json["ms_per_level"] = serde_json::json!(per_level_ms(&out.trace, problem.levels));
+        println!("{json}");
+    } else {
+        println!("{title}");
+        print_figures(&out.figures);
+    }
+    Ok(())
+}
+
+/// The title of the report and the plot.
+fn title(args: &Args, problem: &Problem, device: &str) -> String {
+    format!(
+        "{}({},{}) {} {}, {}x{}, {} levels, {device}",
         args.cycle.to_string().to_uppercase(),
         args.pre,
         args.post,
@@ -157,66 +234,74 @@ fn run(args: Args) -> Result<()> {
         args.bc,
         args.size,
         args.size,
-        levels,
-        dev.name()
+        problem.levels,
+    )
+}
+
+/// Writes `--plot` if asked, on the process that has the `report`
+/// (figures and title). Collective.
+fn plot(args: &Args, report: Option<(&Figures, &str)>, ranks: &Ranks) -> Result<()> {
+    let written = match (&args.plot, report) {
+        (Some(path), Some((figures, title))) => {
+            let svg = residual_plot(&figures.residuals, title);
+            write_atomically(path, |f| {
+                f.write_all(svg.as_bytes()).map_err(|e| e.to_string())
+            })
+            .map_err(anyhow::Error::from)
+        }
+        _ => Ok(()),
+    };
+    ranks.agree(written)
+}
+
+/// The JSON report's fields common to both runs.
+fn json(args: &Args, problem: &Problem, dev: &Device, figures: &Figures) -> serde_json::Value {
+    serde_json::json!({
+        "size": args.size,
+        "levels": problem.levels,
+        "cycle": args.cycle.to_string(),
+        "smoother": smoother_name(problem.opts.smoother),
+        "omega": args.omega,
+        "pre": args.pre,
+        "post": args.post,
+        "bc": args.bc.to_string(),
+        "fused": args.fused,
+        "graph": args.graph,
+        "precision": args.precision,
+        "backend": dev.name(),
+        "start": args.start,
+        "residuals": figures.residuals,
+        "convergence_factor": figures.convergence_factor,
+        "error_vs_exact": figures.error_vs_exact,
+        "error_after_fmg": figures.error_after_fmg,
+        "ms_per_cycle": median(&figures.ms_cycles),
+    })
+}
+
+/// The text report: residual per cycle, convergence, errors, time.
+fn print_figures(figures: &Figures) {
+    let residuals = &figures.residuals;
+    for (i, r) in residuals.iter().enumerate() {
+        let ratio = if i > 0 {
+            r / residuals[i - 1]
+        } else {
+            f64::NAN
+        };
+        println!("cycle {i:3}  residual {r:.3e}  ratio {ratio:.3}");
+    }
+    match figures.convergence_factor {
+        Some(f) => println!("convergence factor {f:.3}"),
+        None => println!("convergence factor: no cycle ran"),
+    }
+    if let Some(e) = figures.error_after_fmg {
+        println!("error after FMG   {e:.3e}");
+    }
+    println!("error vs exact    {:.3e}", figures.error_vs_exact);
+    println!(
+        "ms per cycle      {:.3} (median of {})",
+        median(&figures.ms_cycles),
+        figures.ms_cycles.len()
     );
-    if let Some(path) = &args.plot {
-        let svg = residual_plot(&out.residuals, &title);
-        write_atomically(path, |f| {
-            f.write_all(svg.as_bytes()).map_err(|e| e.to_string())
-        })?;
-    }
-    if args.timings {
-        println!("{}", out.trace.timing_table());
-    }
-    let per_level = per_level_ms(&out.trace, levels);
-    if args.json {
-        let json = serde_json::json!({
-            "size": args.size,
-            "levels": levels,
-            "cycle": args.cycle.to_string(),
-            "smoother": smoother_name(smoother),
-            "omega": args.omega,
-            "pre": args.pre,
-            "post": args.post,
-            "bc": args.bc.to_string(),
-            "fused": args.fused,
-            "graph": args.graph,
-            "precision": args.precision,
-            "backend": dev.name(),
-            "start": args.start,
-            "residuals": out.residuals,
-            "convergence_factor": out.convergence_factor,
-            "error_vs_exact": out.error_vs_exact,
-            "error_after_fmg": out.error_after_fmg,
-            "ms_per_cycle": ms_per_cycle,
-            "ms_per_level": per_level,
-        });
-        println!("{json}");
-    } else {
-        println!("{title}");
-        for (i, r) in out.residuals.iter().enumerate() {
-            let ratio = if i > 0 {
-                r / out.residuals[i - 1]
-            } else {
-                f64::NAN
-            };
-            println!("cycle {i:3}  residual {r:.3e}  ratio {ratio:.3}");
-        }
-        match out.convergence_factor {
-            Some(f) => println!("convergence factor {f:.3}"),
-            None => println!("convergence factor: no cycle ran"),
-        }
-        if let Some(e) = out.error_after_fmg {
-            println!("error after FMG   {e:.3e}");
-        }
-        println!("error vs exact    {:.3e}", out.error_vs_exact);
-        println!(
-            "ms per cycle      {ms_per_cycle:.3} (median of {})",
-            out.ms_cycles.len()
-        );
-    }
-    Ok(())
 }
 
 /// Host time per level of the trace's launches.
@@ -228,4 +313,95 @@ fn per_level_ms(trace: &hipacc::Trace, levels: usize) -> Vec<f64> {
         }
     }
     ms
+}
+
+/// The run across the ranks of `mpirun`.
+#[cfg(feature = "distributed")]
+mod distributed {
+    use super::{json, plot, print_figures, title, Args};
+    use anyhow::{bail, Result};
+    use hipacc::distributed::mpi::topology::SimpleCommunicator;
+    use hipacc::Device;
+    use hipacc_examples::multigrid::distributed::{self as dist, DistOutcome};
+    use hipacc_examples::multigrid::Problem;
+    use hipacc_examples::ranks::Ranks;
+
+    /// Levels of at most this many cells per side are gathered by default.
+    const GATHER_AT: usize = 64;
+
+    /// Solves `problem` across the ranks of `world`; rank 0 reports.
+    /// Collective.
+    pub(super) fn run(
+        args: &Args,
+        problem: &Problem,
+        world: &SimpleCommunicator,
+        ranks: &Ranks,
+    ) -> Result<()> {
+        if args.graph {
+            bail!("--graph records single-process cycles: leave it out under mpirun");
+        }
+        if !args.backend.trim().eq_ignore_ascii_case("cpu") {
+            bail!(
+                "--backend {}: under mpirun only the cpu backend runs the distributed solver",
+                args.backend
+            );
+        }
+        let dev = Device::cpu();
+        let gather_at = args.gather_at.unwrap_or(GATHER_AT);
+        let out = if args.precision == "f32" {
+            dist::run::<f32>(problem, world, &dev, gather_at)?
+        } else {
+            dist::run::<f64>(problem, world, &dev, gather_at)?
+        };
+        let title = out.as_ref().map(|o| {
+            let (px, py) = o.process_grid;
+            let single = title(args, problem, &dev.name());
+            format!("{single}, {} ranks ({px}x{py})", o.ranks)
+        });
+        let report = out.as_ref().zip(title.as_deref());
+        plot(args, report.map(|(o, t)| (&o.figures, t)), ranks)?;
+        let (Some(out), Some(title)) = (out, title) else {
+            return Ok(());
+        };
+        let (px, py) = out.process_grid;
+        if args.timings {
+            print_timings(problem, &out);
+        }
+        if args.json {
+            let mut json = json(args, problem, &dev, &out.figures);
+            json["ranks"] = out.ranks.into();
+            json["process_grid"] = serde_json::json!([px, py]);
+            json["distributed_levels"] = out.distributed_levels.into();
+            json["gather_at"] = gather_at.into();
+            json["exchange_ms_per_level"] = serde_json::json!(out.exchange_ms);
+            json["kernel_ms_per_level"] = serde_json::json!(out.kernel_ms);
+            json["coarse_ms"] = out.coarse_ms.into();
+            println!("{json}");
+        } else {
+            println!("{title}");
+            println!(
+                "{} of {} levels distributed, levels of at most {gather_at} cells per side gathered onto rank 0",
+                out.distributed_levels, problem.levels
+            );
+            print_figures(&out.figures);
+        }
+        Ok(())
+    }
+
+    /// The last cycle's time per distributed level and on the coarse levels.
+    fn print_timings(problem: &Problem, out: &DistOutcome) {
+        println!("last cycle, slowest rank (ms):");
+        println!("level  cells        halo exchange    kernels");
+        let mut side = problem.size;
+        for (k, (e, c)) in out.exchange_ms.iter().zip(&out.kernel_ms).enumerate() {
+            println!("{k:5}  {:<11}  {e:13.3}  {c:9.3}", format!("{side}x{side}"));
+            side = side.div_ceil(2);
+        }
+        println!(
+            "levels {} to {} ({side}x{side} and below) on rank 0: gather, solve, scatter {:.3}",
+            out.distributed_levels,
+            problem.levels - 1,
+            out.coarse_ms
+        );
+    }
 }

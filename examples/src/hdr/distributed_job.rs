@@ -6,54 +6,19 @@
 //! rank 0 gathers the result and writes it once, atomically, through the
 //! single-process path ([`job::store`]). A failure on any rank (an
 //! unreadable input, an image too small for the ranks, a failed write)
-//! reaches every rank through [`distributed::all_ok`] before the next
-//! collective, so all stop with the one message of the failing rank, and
+//! reaches every rank through [`agree`] before the next collective, so
+//! all stop with the one message of the failing rank, and
 //! nothing is written unless everything before the write succeeded.
 
 use super::fattal;
 use super::job::{self, Job, Outcome};
-use anyhow::{anyhow, Result};
+use crate::ranks::mpi::{agree, rank_error};
+use anyhow::Result;
 use hipacc::distributed::mpi::topology::SimpleCommunicator;
 use hipacc::distributed::mpi::traits::*;
-use hipacc::distributed::{self, DistError, DistImage, Grid};
+use hipacc::distributed::{DistError, DistImage, Grid};
 use hipacc::Device;
 use std::rc::Rc;
-
-/// Whether this process was started by `mpirun` (Open MPI's launcher
-/// sets `OMPI_COMM_WORLD_SIZE`), and so runs as one rank of a
-/// distributed run.
-pub fn launched_by_mpirun() -> bool {
-    std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some()
-}
-
-/// This process's rank as the launcher numbered it, before MPI is
-/// initialised (0 when not started by `mpirun`): only rank 0 prints.
-pub fn launcher_rank() -> usize {
-    std::env::var("OMPI_COMM_WORLD_RANK")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(0)
-}
-
-/// `local` on every rank if every rank has `Ok`, else the failing rank's
-/// error on every rank (see [`all_ok`](distributed::all_ok)), its
-/// message as the failing rank wrote it.
-pub fn agree<T>(world: &SimpleCommunicator, local: Result<T>) -> Result<T> {
-    distributed::all_ok(world, local.map_err(|e| format!("{e:#}")))
-        .map_err(|e| rank_error(world, e))
-}
-
-/// A distributed error as `hdr-compress` reports it: another rank's
-/// failure names that rank.
-fn rank_error(world: &SimpleCommunicator, e: DistError) -> anyhow::Error {
-    match e {
-        DistError::RankFailed { rank, message } if rank == 0 || world.size() == 1 => {
-            anyhow!(message)
-        }
-        DistError::RankFailed { rank, message } => anyhow!("rank {rank}: {message}"),
-        e => anyhow!(e),
-    }
-}
 
 /// Runs `job` on the ranks of `world`, as [`job::run`] runs it on one
 /// process, with the same output bytes. `warn` and `tick` are called on

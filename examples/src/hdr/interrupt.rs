@@ -20,7 +20,7 @@ pub fn install() -> std::io::Result<()> {
             if let Some(signal) = signals.forever().next() {
                 // Under `mpirun` only rank 0 speaks: the others are
                 // stopped by `mpirun` itself when the job ends early.
-                if super::ranks::speaks() {
+                if crate::ranks::speaks() {
                     eprintln!("hdr-compress: stopped by signal {signal}; unfinished files removed");
                 }
                 hipacc::core::io::remove_temporary_files_and_exit(128 + signal)

@@ -15,7 +15,8 @@
 //! - [`job`]: one run of `hdr-compress` (read, tone-map, write, timings).
 //! - `distributed_job` (the `distributed` feature): one run split across
 //!   MPI ranks (`mpirun -np N hdr-compress IN -o OUT`).
-//! - [`ranks`]: the processes of a run (one, or the ranks of `mpirun`).
+//! - [`ranks`]: one run on the processes of the command
+//!   ([`crate::ranks`]: one, or the ranks of `mpirun`).
 //! - [`batch`]: many files into a directory, several at a time.
 //! - [`interrupt`]: removing unfinished files when a signal stops a run.
 //! - [`huge_alloc`]: the allocator of `hdr-compress`, large blocks on huge
