@@ -55,6 +55,8 @@ pub struct Figures {
     pub error_vs_exact: f64,
     /// `max |u - u_exact|` right after full multigrid (with [`Start::Fmg`]).
     pub error_after_fmg: Option<f64>,
+    /// Wall time of full multigrid, ms (with [`Start::Fmg`]).
+    pub ms_fmg: Option<f64>,
     /// Wall time of each cycle, ms.
     pub ms_cycles: Vec<f64>,
 }
@@ -77,11 +79,16 @@ impl Problem {
         manufactured::fill_rhs(self.bc, &p.rhs())?;
         let mut trace = Trace::default();
         let mut error_after_fmg = None;
+        let mut ms_fmg = None;
         match self.start {
             Start::Random => manufactured::random_guess(&p.solution(), 1)?,
             Start::Zero => {}
             Start::Fmg => {
+                dev.synchronize()?;
+                let t0 = Instant::now();
                 trace = p.fmg(dev, &self.opts, 1)?;
+                dev.synchronize()?;
+                ms_fmg = Some(t0.elapsed().as_secs_f64() * 1e3);
                 error_after_fmg = Some(manufactured::max_error(self.bc, &p.solution())?);
             }
         }
@@ -101,6 +108,7 @@ impl Problem {
                 convergence_factor: convergence_factor(&residuals),
                 error_vs_exact: manufactured::max_error(self.bc, &p.solution())?,
                 error_after_fmg,
+                ms_fmg,
                 residuals,
                 ms_cycles,
             },

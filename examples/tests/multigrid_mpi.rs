@@ -2,7 +2,8 @@
 //! what the single-process `multigrid` reports for 1 to 4 ranks
 //! (`HIPACC_MPI_RANKS` picks others), on odd (Neumann) and even sizes
 //! with odd coarse levels, Dirichlet and Neumann, V-, W- and F-cycles, Jacobi and red-black smoothing, from
-//! a random guess, zero and full multigrid: the same errors bit for bit
+//! a random guess, zero and full multigrid, on the CPU and on OpenCL: the
+//! same errors bit for bit
 //! (the solutions are), the same number of cycles and the same residuals
 //! to the rounding of their sums. A grid too small to split over the
 //! ranks and the flags that run on one process only stop every rank with
@@ -140,6 +141,17 @@ fn check(want: &Value, got: &Value, n: usize, ranks: usize, what: &str) {
         got["ms_per_cycle"].as_f64().is_some(),
         "{what}: ms_per_cycle"
     );
+    // Full multigrid is timed where it ran.
+    assert_eq!(
+        want["ms_fmg"].is_number(),
+        got["ms_fmg"].is_number(),
+        "{what}: ms_fmg"
+    );
+    assert_eq!(
+        got["ms_fmg"].is_number(),
+        got["start"] == "fmg",
+        "{what}: ms_fmg"
+    );
 }
 
 /// Small odd and even sizes over the solver's options: each case's
@@ -197,6 +209,33 @@ fn every_rank_count_reports_the_single_process_figures() {
     }
 }
 
+/// Every rank's levels on its OpenCL device (PoCL in CI) report what one
+/// process on OpenCL reports. A skip line where no OpenCL device is found.
+#[test]
+fn every_rank_count_on_opencl_reports_the_single_process_opencl_figures() {
+    if let Err(e) = hipacc::Device::opencl() {
+        println!("[SKIP] opencl: {e}");
+        return;
+    }
+    for case in [
+        "--size 64 --bc dirichlet --cycle v --smoother rbgs --fused",
+        "--size 37 --bc neumann --cycle w --smoother jacobi --start fmg",
+    ] {
+        let mut args: Vec<&str> = case.split_whitespace().collect();
+        let n: usize = args[1].parse().expect("size");
+        args.extend(["--precision", "f32", "--max-cycles", "4", "--json"]);
+        args.extend(["--backend", "opencl"]);
+        let what = args.join(" ");
+        let want = report(&single(&args), &what);
+        args.extend(["--gather-at", "8"]);
+        for ranks in rank_counts() {
+            let got = report(&mpirun(ranks, &args), &format!("{ranks} ranks: {what}"));
+            check(&want, &got, n, ranks, &format!("{ranks} ranks, {what}"));
+            assert_eq!(want["backend"], got["backend"], "{what}: backend");
+        }
+    }
+}
+
 /// The run stops where its residual reaches `--tol`, as on one process.
 #[test]
 fn the_tolerance_stops_after_the_single_process_cycle() {
@@ -227,7 +266,7 @@ fn bad_use_stops_every_rank_with_one_message() {
     let cases: [(&[&str], &str); 5] = [
         (&["--size", "1", "--levels", "1"], "too small to split"),
         (&["--size", "32", "--graph"], "--graph"),
-        (&["--size", "32", "--backend", "opencl"], "--backend opencl"),
+        (&["--size", "32", "--backend", "vulkan"], "vulkan"),
         (&["--size", "32", "--levels", "9"], "at most"),
         (&["--size", "32", "--smoother", "sor"], "sor"),
     ];

@@ -182,7 +182,9 @@ fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) if speaks => e.exit(),
-        Err(e) => std::process::exit(e.exit_code()),
+        // The others end quietly and successfully: one ending first with a
+        // failure would make `mpirun` stop the job before rank 0 printed.
+        Err(_) => std::process::exit(0),
     };
     if let Err(e) = interrupt::install() {
         eprintln!("hdr-compress: warning: signals are not handled: {e}");

@@ -81,6 +81,7 @@ pub fn run<T: DistReal>(
     p.set_rhs(scattered(&grid, rhs.as_ref())?).map_err(dist)?;
     let mut stats = CycleStats::default();
     let mut error_after_fmg = None;
+    let mut ms_fmg = None;
     match problem.start {
         Start::Random => {
             let guess = agree(
@@ -92,7 +93,11 @@ pub fn run<T: DistReal>(
         }
         Start::Zero => {}
         Start::Fmg => {
+            world.barrier();
+            let t0 = Instant::now();
             stats = p.fmg(dev, &problem.opts, 1).map_err(dist)?;
+            world.barrier();
+            ms_fmg = Some(t0.elapsed().as_secs_f64() * 1e3);
             error_after_fmg = max_error(world, problem, p.solution())?;
         }
     }
@@ -115,6 +120,7 @@ pub fn run<T: DistReal>(
             convergence_factor: convergence_factor(&residuals),
             error_vs_exact,
             error_after_fmg,
+            ms_fmg,
             residuals,
             ms_cycles,
         },

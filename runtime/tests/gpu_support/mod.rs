@@ -499,8 +499,9 @@ pub(crate) fn check_rect_transfers(d: &Device) {
                 .collect::<Vec<_>>()
         })
         .unwrap();
+    let want_at = |x: usize, y: usize| want[y * w + x];
     let expected: Vec<f32> = (read.y..read.y + read.height)
-        .flat_map(|y| (read.x..read.x + read.width).map(|x| want[y * w + x]))
+        .flat_map(|y| (read.x..read.x + read.width).map(move |x| want_at(x, y)))
         .collect();
     assert_eq!(got, expected);
     assert!(on_device(&a), "read_rects synced the whole image");
