@@ -10,6 +10,11 @@
 //! kernel's boundary condition is applied at the global edges only, all six
 //! modes (Repeat and Mirror take their pixels from the far rank). The
 //! results are bit-identical to the single-process run for any rank count.
+//! Blocks live on the device `execute` is given (the CPU or a GPU backend)
+//! and stay there: an exchange moves only the band of the block that other
+//! ranks read and the halo ring between the device and the host
+//! ([`Image::read_rects`](hipacc_core::Image::read_rects),
+//! [`Image::write_rects`](hipacc_core::Image::write_rects)).
 //!
 //! [`Grid::coarser`] gives the next multigrid level's grid, each block the
 //! half of the same rank's fine block; a kernel may read images of the
