@@ -7,35 +7,16 @@
 //! file.
 
 mod cli_support;
+mod mpi_support;
 
 use cli_support::run;
+use mpi_support::{rank_counts, text};
 use std::path::Path;
-use std::process::{Command, Output};
-
-/// The rank counts to run: `HIPACC_MPI_RANKS` (comma-separated), or 1 to 4.
-fn rank_counts() -> Vec<usize> {
-    std::env::var("HIPACC_MPI_RANKS")
-        .unwrap_or_else(|_| "1,2,3,4".into())
-        .split(',')
-        .map(|r| {
-            r.trim()
-                .parse()
-                .expect("HIPACC_MPI_RANKS: comma-separated rank counts")
-        })
-        .collect()
-}
+use std::process::Output;
 
 /// `hdr-compress args` under `mpirun` with `ranks` ranks, in `dir`.
 fn mpirun(ranks: usize, args: &[&str], dir: &Path) -> Output {
-    Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &ranks.to_string()])
-        .arg(env!("CARGO_BIN_EXE_hdr-compress"))
-        .args(args)
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .expect("mpirun (Open MPI's `openmpi-bin`) must be installed")
+    mpi_support::mpirun(env!("CARGO_BIN_EXE_hdr-compress"), ranks, args, Some(dir))
 }
 
 /// A 131x71 scene over six orders of magnitude (a bright window, a
@@ -69,14 +50,6 @@ fn write_hdr(path: &Path, w: usize, h: usize) {
     HdrEncoder::new(std::io::BufWriter::new(file))
         .encode(&pixels, w, h)
         .expect("encode the input");
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 #[test]

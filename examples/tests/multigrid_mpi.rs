@@ -9,21 +9,11 @@
 //! ranks and the flags that run on one process only stop every rank with
 //! one message and a non-zero status.
 
+mod mpi_support;
+
+use mpi_support::{rank_counts, text};
 use serde_json::Value;
 use std::process::{Command, Output};
-
-/// The rank counts to run: `HIPACC_MPI_RANKS` (comma-separated), or 1 to 4.
-fn rank_counts() -> Vec<usize> {
-    std::env::var("HIPACC_MPI_RANKS")
-        .unwrap_or_else(|_| "1,2,3,4".into())
-        .split(',')
-        .map(|r| {
-            r.trim()
-                .parse()
-                .expect("HIPACC_MPI_RANKS: comma-separated rank counts")
-        })
-        .collect()
-}
 
 /// `multigrid args` on this process alone.
 fn single(args: &[&str]) -> Output {
@@ -35,22 +25,7 @@ fn single(args: &[&str]) -> Output {
 
 /// `multigrid args` under `mpirun` with `ranks` ranks.
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &ranks.to_string()])
-        .arg(env!("CARGO_BIN_EXE_multigrid"))
-        .args(args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .expect("mpirun (Open MPI's `openmpi-bin`) must be installed")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    mpi_support::mpirun(env!("CARGO_BIN_EXE_multigrid"), ranks, args, None)
 }
 
 /// The one JSON object a successful run printed (rank 0 alone prints).
