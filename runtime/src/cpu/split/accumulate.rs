@@ -274,106 +274,198 @@ fn sums<const N: usize>(
     #[cfg(target_arch = "x86_64")]
     if avx2_fma() {
         // SAFETY: the CPU supports AVX2 and FMA.
-        return unsafe { wide::<N>(a, square, taps, factors, accs, cols) };
+        return unsafe { wide::pick::<N>(a, square, taps, factors, accs, cols) };
     }
     blocks::<N>(a, square, taps, factors, accs, cols)
 }
 
-/// Eight lanes of `r` from column `c` (at the tap `shift` where it moves).
-///
-/// # Safety
-/// The CPU must support AVX.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-unsafe fn load8(r: Row, shift: usize, c: usize) -> std::arch::x86_64::__m256 {
-    let o = if r.moves { shift + c } else { c };
-    let lanes = &r.lanes[o..o + 8];
-    // SAFETY: `lanes` holds eight f32s.
-    unsafe { std::arch::x86_64::_mm256_loadu_ps(lanes.as_ptr()) }
-}
-
 /// [`blocks`] written with AVX2 and FMA instructions, whose values are
 /// those of the scalar operations (each product and sum rounded as
-/// there): the compiler spilled [`blocks`]' sums and weights to memory
-/// between the taps.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
+/// there), compiled once per form of the weight's argument and per set
+/// of sums that have a factor: with those decided at run time inside the
+/// tap loop, the compiler spilled the sums to memory and tested the form
+/// at every tap (a bilateral filter's loop took 1.5x its time).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn wide<const N: usize>(
-    a: Row,
-    square: Option<(Bin, Row)>,
-    taps: &[Tap],
-    factors: &[Option<Row>],
-    accs: &mut [Vec<f32>],
-    cols: Range<usize>,
-) {
+mod wide {
+    use super::{Bin, Row, Tap, LANES};
     use crate::cpu::exp::{exp_lane, exp_normal8};
     use std::arch::x86_64::*;
-    let factors: [Option<Row>; N] = std::array::from_fn(|u| factors[u]);
-    for c in cols.step_by(LANES) {
-        let mut acc = [[_mm256_setzero_ps(); 2]; N];
-        for (acc, row) in acc.iter_mut().zip(accs.iter()) {
-            for (h, v) in acc.iter_mut().enumerate() {
-                let lanes = &row[c + 8 * h..c + 8 * h + 8];
-                // SAFETY: `lanes` holds eight f32s.
-                *v = unsafe { _mm256_loadu_ps(lanes.as_ptr()) };
-            }
+    use std::ops::Range;
+
+    /// Vectors of eight lanes per step: two independent `exp` chains the
+    /// CPU overlaps ([`LANES`] columns; one was measured 5% slower).
+    const HALVES: usize = LANES / 8;
+
+    /// The weight's argument is `a · s`.
+    const PLAIN: u8 = 0;
+    /// It is `(a - b)² · s` (a bilateral filter's).
+    const DIFF: u8 = 1;
+    /// It is `(a op b)² · s`, `op` chosen per block.
+    const OTHER: u8 = 2;
+
+    /// Runs [`run`] compiled for the form of `square` and the sums of
+    /// `factors` that have one.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA.
+    pub(super) unsafe fn pick<const N: usize>(
+        a: Row,
+        square: Option<(Bin, Row)>,
+        taps: &[Tap],
+        factors: &[Option<Row>],
+        accs: &mut [Vec<f32>],
+        cols: Range<usize>,
+    ) {
+        assert!(
+            accs.len() == N && factors.len() == N && cols.len() % LANES == 0,
+            "bug: {N} sums over columns {cols:?}"
+        );
+        // Every load below lies within its row: checked here once.
+        let last = taps.iter().map(|t| t.0).max().unwrap_or(0);
+        let fits = |r: Row| r.lanes.len() >= cols.end + if r.moves { last } else { 0 };
+        let rows = [Some(a), square.map(|(_, b)| b)]
+            .into_iter()
+            .chain(factors.iter().copied());
+        assert!(
+            rows.flatten().all(fits) && accs.iter().all(|r| r.len() >= cols.end),
+            "bug: a row shorter than its block's loads"
+        );
+        let (form, op, b) = match square {
+            None => (PLAIN, Bin::Add, a),
+            Some((Bin::Sub, b)) => (DIFF, Bin::Sub, b),
+            Some((Bin::Min | Bin::Max, _)) => unreachable!("bug: min or max in registers"),
+            Some((op, b)) => (OTHER, op, b),
+        };
+        let mask = factors
+            .iter()
+            .enumerate()
+            .fold(0u8, |m, (u, f)| m | (u8::from(f.is_some()) << u));
+        let factors: [Row; N] = std::array::from_fn(|u| factors[u].unwrap_or(a));
+        macro_rules! by_mask {
+            ($($m:literal)*) => {
+                match (form, mask) {
+                    $(
+                        // SAFETY: the CPU supports AVX2 and FMA (the
+                        // caller's contract); the loads fit (above).
+                        (PLAIN, $m) => unsafe { run::<N, PLAIN, $m>(a, b, op, taps, factors, accs, cols) },
+                        (DIFF, $m) => unsafe { run::<N, DIFF, $m>(a, b, op, taps, factors, accs, cols) },
+                        (_, $m) => unsafe { run::<N, OTHER, $m>(a, b, op, taps, factors, accs, cols) },
+                    )*
+                    _ => unreachable!("bug: factor mask {mask} of {N} sums"),
+                }
+            };
         }
-        for &(shift, s, k) in taps {
-            let (sv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(k));
-            let mut x = [_mm256_setzero_ps(); 2];
-            let mut w = x;
-            let mut inside = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-            for h in 0..2 {
-                // SAFETY (here and below): AVX2 and FMA, the callers'.
-                let av = unsafe { load8(a, shift, c + 8 * h) };
-                x[h] = match square {
-                    None => _mm256_mul_ps(av, sv),
-                    Some((op, b)) => {
-                        let bv = unsafe { load8(b, shift, c + 8 * h) };
-                        let d = match op {
-                            Bin::Add => _mm256_add_ps(av, bv),
-                            Bin::Sub => _mm256_sub_ps(av, bv),
-                            Bin::Mul => _mm256_mul_ps(av, bv),
-                            Bin::Div => _mm256_div_ps(av, bv),
-                            Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
+        match N {
+            1 => by_mask!(0 1),
+            2 => by_mask!(0 1 2 3),
+            _ => by_mask!(0 1 2 3 4 5 6 7),
+        }
+    }
+
+    /// Eight lanes of `r` at `o` lanes from its start.
+    ///
+    /// # Safety
+    /// AVX; `o + 8 <= r.lanes.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn load(r: Row, o: usize) -> __m256 {
+        debug_assert!(o + 8 <= r.lanes.len());
+        // SAFETY: the caller's.
+        unsafe { _mm256_loadu_ps(r.lanes.as_ptr().add(o)) }
+    }
+
+    /// The block loop of [`super::blocks`] for the argument form `FORM`
+    /// and the sums with a factor set in `MASK` (bit `u` for sum `u`).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; every row holds the lanes its
+    /// loads read over `cols` at every tap ([`pick`] checks).
+    #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run<const N: usize, const FORM: u8, const MASK: u8>(
+        a: Row,
+        b: Row,
+        op: Bin,
+        taps: &[Tap],
+        factors: [Row; N],
+        accs: &mut [Vec<f32>],
+        cols: Range<usize>,
+    ) {
+        let shift_of = |r: Row, shift: usize| if r.moves { shift } else { 0 };
+        for c in cols.step_by(8 * HALVES) {
+            let mut acc = [[_mm256_setzero_ps(); HALVES]; N];
+            for (acc, row) in acc.iter_mut().zip(accs.iter()) {
+                for (h, v) in acc.iter_mut().enumerate() {
+                    // SAFETY: `pick` checked the sums' rows.
+                    *v = unsafe { _mm256_loadu_ps(row.as_ptr().add(c + 8 * h)) };
+                }
+            }
+            for &(shift, s, k) in taps {
+                let (sv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(k));
+                let (oa, ob) = (shift_of(a, shift) + c, shift_of(b, shift) + c);
+                let mut x = [_mm256_setzero_ps(); HALVES];
+                let mut w = x;
+                let mut inside = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+                for h in 0..HALVES {
+                    // SAFETY (here and below): AVX2 and FMA, and the
+                    // loads fit, as the caller guarantees.
+                    let av = unsafe { load(a, oa + 8 * h) };
+                    x[h] = if FORM == PLAIN {
+                        _mm256_mul_ps(av, sv)
+                    } else {
+                        let bv = unsafe { load(b, ob + 8 * h) };
+                        let d = match (FORM, op) {
+                            (DIFF, _) | (_, Bin::Sub) => _mm256_sub_ps(av, bv),
+                            (_, Bin::Add) => _mm256_add_ps(av, bv),
+                            (_, Bin::Mul) => _mm256_mul_ps(av, bv),
+                            (_, Bin::Div) => _mm256_div_ps(av, bv),
+                            (_, Bin::Min | Bin::Max) => {
+                                unreachable!("bug: min or max in registers")
+                            }
                         };
                         _mm256_mul_ps(_mm256_mul_ps(d, d), sv)
-                    }
-                };
-                let (v, ins) = unsafe { exp_normal8(x[h]) };
-                w[h] = _mm256_mul_ps(v, kv);
-                inside = _mm256_and_ps(inside, ins);
-            }
-            // Lanes outside the normal range: the general form, rarely.
-            if _mm256_movemask_ps(inside) != 0xff {
-                for h in 0..2 {
-                    let mut l = [0.0f32; 8];
-                    // SAFETY: `l` holds eight f32s.
-                    unsafe { _mm256_storeu_ps(l.as_mut_ptr(), x[h]) };
-                    let l = l.map(|x| exp_lane(x) * k);
-                    // SAFETY: as above.
-                    w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
-                }
-            }
-            for (acc, f) in acc.iter_mut().zip(factors) {
-                for h in 0..2 {
-                    let add = match f {
-                        None => w[h],
-                        Some(f) => _mm256_mul_ps(w[h], unsafe { load8(f, shift, c + 8 * h) }),
                     };
-                    acc[h] = _mm256_add_ps(acc[h], add);
+                    let (v, ins) = unsafe { exp_normal8(x[h]) };
+                    w[h] = _mm256_mul_ps(v, kv);
+                    inside = _mm256_and_ps(inside, ins);
                 }
+                // Lanes outside the normal range: the general form, rarely.
+                if _mm256_movemask_ps(inside) != 0xff {
+                    for h in 0..HALVES {
+                        let mut l = [0.0f32; 8];
+                        // SAFETY: `l` holds eight f32s.
+                        unsafe { _mm256_storeu_ps(l.as_mut_ptr(), x[h]) };
+                        let l = l.map(|x| exp_lane(x) * k);
+                        // SAFETY: as above.
+                        w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
+                    }
+                }
+                // Written out per sum: as a loop, the sums went to memory.
+                macro_rules! add {
+                    ($u:literal) => {
+                        if $u < N {
+                            let f = factors[$u];
+                            let of = shift_of(f, shift) + c;
+                            for h in 0..HALVES {
+                                let add = if MASK & (1 << $u) != 0 {
+                                    _mm256_mul_ps(w[h], unsafe { load(f, of + 8 * h) })
+                                } else {
+                                    w[h]
+                                };
+                                acc[$u][h] = _mm256_add_ps(acc[$u][h], add);
+                            }
+                        }
+                    };
+                }
+                add!(0);
+                add!(1);
+                add!(2);
             }
-        }
-        for (acc, row) in acc.iter().zip(accs.iter_mut()) {
-            for (h, v) in acc.iter().enumerate() {
-                let lanes = &mut row[c + 8 * h..c + 8 * h + 8];
-                // SAFETY: `lanes` holds eight f32s.
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *v) };
+            for (acc, row) in acc.iter().zip(accs.iter_mut()) {
+                for (h, v) in acc.iter().enumerate() {
+                    // SAFETY: `pick` checked the sums' rows.
+                    unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(c + 8 * h), *v) };
+                }
             }
         }
     }
