@@ -66,6 +66,30 @@ impl Unsharp {
     }
 }
 
+/// Two blurs of different widths around the centre read, all of one
+/// accessor: each reads the same source rows at other columns (the row
+/// gathered for one must not stand in for another's).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct RowBlurs {
+    input: Accessor<f32>,
+    wide: Mask<f32, 5, 3>,
+    narrow: Mask<f32, 3, 3>,
+}
+
+#[kernel_body]
+impl RowBlurs {
+    fn kernel(&self) -> f32 {
+        let a = convolve(&self.wide, Sum, |dx, dy| {
+            self.wide.at(dx, dy) * self.input.at(dx, dy)
+        });
+        let b = convolve(&self.narrow, Sum, |dx, dy| {
+            self.narrow.at(dx, dy) * (self.input.at(dx, dy) * self.input.at(dx, dy))
+        });
+        self.input() * 3.0 - a + b
+    }
+}
+
 /// A derivative, for the pipeline.
 #[derive(Kernel)]
 #[kernel(output = f32)]
@@ -150,6 +174,21 @@ fn one_kernel_unsharp_matches_the_evaluator_on_every_mode() {
                 amount: 1.5,
             };
             check(&format!("unsharp, mode {mode}"), &k, w, h);
+        }
+    }
+}
+
+#[test]
+fn sums_of_several_widths_over_one_accessor_read_their_own_columns() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 3);
+        for mode in 0..5 {
+            let k = RowBlurs {
+                input: Accessor::new(&input).with_boundary(boundary(mode)),
+                wide: mask::<5, 3>(),
+                narrow: mask::<3, 3>(),
+            };
+            check(&format!("row blurs, mode {mode}"), &k, w, h);
         }
     }
 }

@@ -802,6 +802,10 @@ struct Strip<'a> {
     /// Row registers of the tapes, and accessor rows.
     regs: Vec<Vec<f32>>,
     reads: Vec<Vec<f32>>,
+    /// What each accessor row in `reads` holds: region row, first column
+    /// and length of the last gather. Sums over the same accessor (Harris'
+    /// `ix²` and `ix·iy`) then gather each source row once.
+    held: Vec<Option<(i64, i64, usize)>>,
     /// The same for the bodies of `iterate`s, which run while the tape
     /// around them holds its rows.
     walk_regs: Vec<Vec<f32>>,
@@ -826,6 +830,7 @@ impl<'a> Strip<'a> {
             results: Vec::new(),
             regs: Vec::new(),
             reads: Vec::new(),
+            held: Vec::new(),
             walk_regs: Vec::new(),
             walk_reads: Vec::new(),
             spare,
@@ -863,6 +868,7 @@ impl<'a> Strip<'a> {
         for _ in 0..self.sources.len() {
             let v = self.take(max_len);
             self.reads.push(v);
+            self.held.push(None);
         }
         if !program.walks.is_empty() {
             let body = program.walks.iter().map(|k| k.body.ops.len()).max();
@@ -899,7 +905,7 @@ impl<'a> Strip<'a> {
             // The expression around the sums, at offset 0.
             let outer = &program.outer;
             for a in outer.reads() {
-                self.sources[a].gather(py, 0, &mut self.reads[a][..w]);
+                self.gather(a, py, 0, w);
             }
             let (setup, sources) = (self.setup, self.sources);
             let mut walker = Walker {
@@ -946,6 +952,15 @@ impl<'a> Strip<'a> {
         );
     }
 
+    /// Accessor `a`'s region row `py` from column `q0` into the first `n`
+    /// lanes of its row in `reads`, unless they hold it already.
+    fn gather(&mut self, a: usize, py: i64, q0: i64, n: usize) {
+        if self.held[a] != Some((py, q0, n)) {
+            self.sources[a].gather(py, q0, &mut self.reads[a][..n]);
+            self.held[a] = Some((py, q0, n));
+        }
+    }
+
     /// Reduction `k` at region row `py` into its result row.
     fn sum_row(&mut self, k: usize, py: i64, fresh: bool) {
         let setup = self.setup;
@@ -968,7 +983,7 @@ impl<'a> Strip<'a> {
         for (j, taps) in rows.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
             let sy = py - cy + j as i64;
             for a in sum.summand.reads() {
-                self.sources[a].gather(sy, -cx, &mut self.reads[a][..n]);
+                self.gather(a, sy, -cx, n);
             }
             let e = eval(
                 &sum.summand,
@@ -1001,7 +1016,7 @@ impl<'a> Strip<'a> {
         };
         for sy in rows {
             for a in summand.reads() {
-                self.sources[a].gather(sy, -cx, &mut self.reads[a][..n]);
+                self.gather(a, sy, -cx, n);
             }
             let e = eval(
                 summand,
