@@ -317,7 +317,7 @@ mod wide {
         cols: Range<usize>,
     ) {
         assert!(
-            accs.len() == N && factors.len() == N && cols.len() % LANES == 0,
+            accs.len() == N && factors.len() == N && cols.len().is_multiple_of(LANES),
             "bug: {N} sums over columns {cols:?}"
         );
         // Every load below lies within its row: checked here once.
