@@ -202,6 +202,88 @@ impl SquareForms {
     }
 }
 
+/// A bilateral filter as the examples write it: over a domain, the
+/// spatial weight from the offsets inside the `exp`, beside the range
+/// term.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct SpatialInExp {
+    input: Accessor<f32>,
+    window: Domain,
+    spatial: f32,
+    range: f32,
+}
+
+#[kernel_body]
+impl SpatialInExp {
+    fn kernel(&self) -> f32 {
+        let centre = self.input();
+        let mut weighted: f32 = 0.0;
+        let mut total: f32 = 0.0;
+        iterate(&self.window, |dx, dy| {
+            let q = self.input.at(dx, dy);
+            let d = q - centre;
+            let w = (-((dx * dx + dy * dy) as f32) * self.spatial - d * d * self.range).exp();
+            weighted += w * q;
+            total += w;
+        });
+        weighted / total
+    }
+}
+
+/// Weights whose `exp` adds a value of the tap (offsets, a parameter,
+/// the mask coefficient) to a row on either side of a sum or difference.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct ExpTerms {
+    input: Accessor<f32>,
+    spatial: Mask<f32>,
+    k: f32,
+}
+
+#[kernel_body]
+impl ExpTerms {
+    fn kernel(&self) -> f32 {
+        let c = self.input();
+        let mut num = 0.0f32;
+        let mut den = 0.0f32;
+        iterate(&self.spatial, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let d = v - c;
+            let w1 = (((dx * dx) as f32) * self.k - d * d).exp();
+            let w2 = (d * self.k + (dy as f32)).exp();
+            let w3 = (self.spatial.at(dx, dy) * 2.0 - d).exp();
+            num += (w1 + w2) * v;
+            den += w1 + w2 + w3;
+        });
+        num / den
+    }
+}
+
+/// Sums weighted by values of the tap alone (no `exp`): moments of the
+/// offsets over a domain.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct OffsetMoments {
+    a: Accessor<f32>,
+    window: Domain,
+    half: f32,
+}
+
+#[kernel_body]
+impl OffsetMoments {
+    fn kernel(&self) -> f32 {
+        let mut s = 0.0f32;
+        let mut t = 0.0f32;
+        iterate(&self.window, |dx, dy| {
+            let v = self.a.at(dx, dy);
+            s += v * (dx as f32);
+            t += v * ((dx * dy - 1) as f32 * self.half).abs();
+        });
+        s - t
+    }
+}
+
 /// A `w x h` mask of positive spatial weights, largest at the centre.
 fn spatial(w: usize, h: usize) -> Mask<f32> {
     let values = (0..w * h)
@@ -406,6 +488,70 @@ fn range_weights_of_squared_sums_and_products_match_the_evaluator() {
                     k: -40.0,
                 };
                 check(&format!("{mw}x{mh} squares, mode {mode}"), &k, w, h, 64.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn bilateral_filters_with_the_spatial_weight_inside_the_exp_match_the_evaluator() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 20);
+        for mode in 0..5 {
+            for (n, m) in [(5, 5), (9, 9), (3, 7)] {
+                let k = SpatialInExp {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    window: Domain::new(n, m).unwrap(),
+                    spatial: 0.125,
+                    range: 50.0,
+                };
+                check(
+                    &format!("{n}x{m} spatial in exp, mode {mode}"),
+                    &k,
+                    w,
+                    h,
+                    64.0,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn exp_of_a_row_plus_or_minus_a_value_of_the_tap_matches_the_evaluator() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 21);
+        for mode in 0..5 {
+            for (mw, mh) in [(5, 5), (3, 9)] {
+                let k = ExpTerms {
+                    input: Accessor::new(&input).with_boundary(boundary(mode)),
+                    spatial: spatial(mw, mh),
+                    k: -0.75,
+                };
+                check(&format!("{mw}x{mh} exp terms, mode {mode}"), &k, w, h, 64.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn sums_weighted_by_values_of_the_offsets_give_the_evaluator_bits() {
+    for (w, h) in SIZES {
+        let a = image(w, h, 22);
+        for mode in 0..5 {
+            for (n, m) in [(9, 9), (3, 11)] {
+                let k = OffsetMoments {
+                    a: Accessor::new(&a).with_boundary(boundary(mode)),
+                    window: Domain::new(n, m).unwrap(),
+                    half: 0.5,
+                };
+                check(
+                    &format!("{n}x{m} offset moments, mode {mode}"),
+                    &k,
+                    w,
+                    h,
+                    0.0,
+                );
             }
         }
     }

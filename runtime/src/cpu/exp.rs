@@ -166,11 +166,13 @@ dispatch! {
 }
 
 dispatch! {
-    /// `out[i] = exp(a[i] · s) · k`, compiled for AVX2 where the CPU has
-    /// it: the product, [`exp_row`]'s value of it and the product with `k`
-    /// in one pass (the same bits as three passes).
-    pub(crate) fn exp_scaled_row<>(a: &[f32], s: f32, k: f32, out: &mut [f32]) {
-        exp_each(a.iter().map(|&x| x * s), k, out);
+    /// `out[i] = exp(a[i] · s + t) · k`, compiled for AVX2 where the CPU
+    /// has it: the product, the sum (each rounded), [`exp_row`]'s value of
+    /// it and the product with `k` in one pass (the same bits as four
+    /// passes). Without a term, `t = 0` gives the bits of `exp(a[i] · s) ·
+    /// k`: adding `+0` changes only `-0` (to `+0`), and `exp(±0)` is 1.
+    pub(crate) fn exp_scaled_row<>(a: &[f32], s: f32, t: f32, k: f32, out: &mut [f32]) {
+        exp_each(a.iter().map(|&x| x * s + t), k, out);
     }
 }
 
@@ -186,14 +188,26 @@ mod tests {
             .flat_map(|x| [x, -x])
             .chain([f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0])
             .collect();
-        for (s, k) in [(1.0, 1.0), (-50.0, 0.25), (0.5, -3.0), (-1.0, 1.0e-30)] {
+        let cases = [
+            (1.0, 0.0, 1.0),
+            (-50.0, 0.0, 0.25),
+            (0.5, 0.0, -3.0),
+            (-1.0, 0.0, 1.0e-30),
+            (-2.0, -4.5, 1.0),
+            (0.25, 60.0, 0.5),
+        ];
+        for (s, t, k) in cases {
             let mut got = vec![0.0; xs.len()];
-            exp_scaled_row(&xs, s, k, &mut got);
-            let scaled: Vec<f32> = xs.iter().map(|x| x * s).collect();
+            exp_scaled_row(&xs, s, t, k, &mut got);
+            // Without a term, the product alone (no `+ 0`).
+            let scaled: Vec<f32> = xs
+                .iter()
+                .map(|x| if t == 0.0 { x * s } else { x * s + t })
+                .collect();
             let mut want = vec![0.0; xs.len()];
             exp_row(&scaled, &mut want);
             for ((x, g), w) in xs.iter().zip(&got).zip(&want) {
-                assert_eq!(g.to_bits(), (w * k).to_bits(), "exp({x} * {s}) * {k}");
+                assert_eq!(g.to_bits(), (w * k).to_bits(), "exp({x} * {s} + {t}) * {k}");
             }
         }
     }

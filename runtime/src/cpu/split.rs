@@ -40,7 +40,9 @@
 //!
 //! `iterate(w, |dx, dy| { .. })` statements whose bodies are `let`s and
 //! assignments of f32 values built from the same operations, `exp`, mask
-//! coefficients at the tap and variables of the body around them run the
+//! coefficients at the tap, values of the tap computed from the window
+//! offsets ([`tap`]: a spatial weight `-(dx² + dy²) · s`) and variables of
+//! the body around them run the
 //! same way where the direct path loops over taps per pixel (run-time
 //! windows it does not write out) or calls the C library's `exp` per tap:
 //! the window rows are gathered once per output row, then, for blocks of
@@ -78,6 +80,7 @@ use std::ops::Range;
 
 mod accumulate;
 mod fuse;
+mod tap;
 
 /// Output columns an `iterate` body runs over per step: its rows (about
 /// 1 KiB each) then stay in the first-level cache across the taps, where
@@ -108,13 +111,15 @@ enum Op {
     Sqrt(usize),
     /// `exp(a)`, within 2 ulp ([`super::exp`]).
     Exp(usize),
-    /// `exp(a · s) · k` for scalar steps `s` and `k` (1 where `None`),
-    /// `s` negated where `neg`: a chain of an `iterate` body fused into
-    /// one pass ([`fuse`]).
+    /// `exp(a · s + t) · k` for scalar steps `s`, `t` and `k` (1, 0
+    /// and 1 where `None`), `s` negated where `neg` and `t` where its
+    /// flag is set: a chain of an `iterate` body fused into one pass
+    /// ([`fuse`]).
     ExpScaled {
         a: fuse::Arg,
         neg: bool,
         s: Option<usize>,
+        t: Option<(usize, bool)>,
         k: Option<usize>,
     },
     /// `(a op b)²`, the difference (or other binary step) squared in the
@@ -129,6 +134,9 @@ enum Op {
     Outer(usize),
     /// The mask coefficient at the tap (in an `iterate` body).
     Coef,
+    /// Value `k` of the tap ([`tap`]): an expression of the window
+    /// offsets, parameters and coefficient (in an `iterate` body).
+    Tap(usize),
 }
 
 /// The binary operations of a [`Tape`].
@@ -189,6 +197,10 @@ struct Walk {
     window: Window,
     body: Tape,
     carried: Vec<(usize, usize)>,
+    /// The offset variables `(dx, dy)`, and the expressions of the
+    /// body's [`Op::Tap`] steps, computed once per tap ([`tap`]).
+    offsets: (ir::VarId, ir::VarId),
+    tap_values: Vec<Expr>,
     /// Assignments `v = v op x` (or `x op v`) applied in place to `v`'s
     /// row after each tap, instead of computed and copied back.
     updates: Vec<Update>,
@@ -246,6 +258,7 @@ pub(crate) fn program(k: &ir::Kernel) -> Option<Program> {
         sums: Vec::new(),
         walks: Vec::new(),
         scope: None,
+        tap_values: Vec::new(),
     };
     let assigned = assigned_in_walks(&k.body.stmts);
     let mut outer = Tape::default();
@@ -333,7 +346,10 @@ fn operands(op: &Op) -> Vec<usize> {
         Op::Neg(a) | Op::Abs(a) | Op::Sqrt(a) | Op::Exp(a) | Op::Copy(a) => vec![a],
         Op::Bin(_, a, b) => vec![a, b],
         Op::MulAdd(a, b, c) => vec![a, b, c],
-        Op::ExpScaled { a, s, k, .. } => a.rows().into_iter().chain(s).chain(k).collect(),
+        Op::ExpScaled { a, s, t, k, .. } => {
+            let t = t.map(|(t, _)| t);
+            a.rows().into_iter().chain(s).chain(t).chain(k).collect()
+        }
         Op::Square(_, a, b) => vec![a, b],
         _ => Vec::new(),
     }
@@ -380,7 +396,7 @@ fn in_place(tape: &Tape, skip: &[bool], home: usize, step: usize) -> Option<Upda
 
 /// Whether `op` is the same value in every lane.
 fn scalar_op(op: &Op) -> bool {
-    matches!(op, Op::Const(_) | Op::Param(_) | Op::Coef)
+    matches!(op, Op::Const(_) | Op::Param(_) | Op::Coef | Op::Tap(_))
 }
 
 struct Compiler<'k> {
@@ -391,6 +407,8 @@ struct Compiler<'k> {
     walks: Vec<Walk>,
     /// Inside an `iterate` body: its window and its variables by step.
     scope: Option<(Window, HashMap<ir::VarId, usize>)>,
+    /// Inside an `iterate` body: the expressions of its [`Op::Tap`]s.
+    tap_values: Vec<Expr>,
 }
 
 impl Compiler<'_> {
@@ -408,6 +426,7 @@ impl Compiler<'_> {
         }
         body.result.is_none().then_some(())?;
         self.scope = Some((window, HashMap::new()));
+        self.tap_values.clear();
         let mut tape = Tape::default();
         let mut carried = Vec::new();
         for stmt in &body.stmts {
@@ -449,6 +468,8 @@ impl Compiler<'_> {
             window,
             body: tape,
             carried: copied,
+            offsets,
+            tap_values: std::mem::take(&mut self.tap_values),
             updates,
             skip,
             accumulate,
@@ -463,6 +484,21 @@ impl Compiler<'_> {
         tape: &mut Tape,
         offsets: Option<(ir::VarId, ir::VarId)>,
     ) -> Option<usize> {
+        if let (Some(offsets), Some((window, _))) = (offsets, &self.scope) {
+            let f32_params: Vec<bool> = self.k.params.iter().map(|p| p.ty == Type::F32).collect();
+            let scope = tap::Scope {
+                offsets,
+                mask: match *window {
+                    Window::Mask(m) => Some(m),
+                    Window::Domain(_) => None,
+                },
+                f32_params: &f32_params,
+            };
+            if tap::is_tap_value(e, &scope) {
+                self.tap_values.push(e.clone());
+                return Some(tape.push(Op::Tap(self.tap_values.len() - 1)));
+            }
+        }
         if e.ty != Type::F32 {
             return None;
         }
@@ -618,6 +654,9 @@ pub(crate) struct Setup {
     taps: Vec<Taps>,
     /// Per walk: [`Taps::Each`].
     walks: Vec<Taps>,
+    /// Per walk: the values of its [`Op::Tap`]s at each tap, in the order
+    /// of [`Taps::Each`]'s positions, all of a tap's together.
+    walk_values: Vec<Vec<f32>>,
     params: Vec<f32>,
 }
 
@@ -636,16 +675,46 @@ pub(crate) fn setup(program: &Program, bindings: &Bindings, each: bool) -> Optio
         (each || w.calls_exp()).then_some(())?;
         walks.push(each_taps(w.window, bindings)?);
     }
-    let params = bindings
+    let params: Vec<f32> = bindings
         .params
         .iter()
         .map(|p| p.value.as_f64() as f32)
         .collect();
+    let walk_values = program
+        .walks
+        .iter()
+        .zip(&walks)
+        .map(|(walk, taps)| tap_values(walk, taps, &params))
+        .collect();
     Some(Setup {
         taps,
         walks,
+        walk_values,
         params,
     })
+}
+
+/// The values of `walk`'s [`Op::Tap`]s at each of its `taps`, as
+/// [`Setup::walk_values`] holds them.
+fn tap_values(walk: &Walk, taps: &Taps, params: &[f32]) -> Vec<f32> {
+    let Taps::Each { width, rows } = taps else {
+        return Vec::new();
+    };
+    let (cx, cy) = ((width / 2) as i32, (rows.len() / 2) as i32);
+    let mut values = Vec::new();
+    for (j, row) in rows.iter().enumerate() {
+        for &(i, coef) in row {
+            let at = tap::At {
+                offsets: walk.offsets,
+                dx: i as i32 - cx,
+                dy: j as i32 - cy,
+                coef,
+                params,
+            };
+            values.extend(walk.tap_values.iter().map(|e| tap::value(e, &at)));
+        }
+    }
+    values
 }
 
 /// How `sum` runs in this launch; see [`setup`].
@@ -915,7 +984,8 @@ impl<'a> Strip<'a> {
                 regs: &mut self.walk_regs,
             };
             let mut walk = |k: usize, rows: &mut [Vec<f32>]| {
-                walker.run(&program.walks[k], &setup.walks[k], rows, py, w);
+                let values = &setup.walk_values[k];
+                walker.run(&program.walks[k], &setup.walks[k], values, rows, py, w);
             };
             let env = Env {
                 params: &setup.params,
@@ -925,6 +995,7 @@ impl<'a> Strip<'a> {
                 outer: &[],
                 outer_at: 0,
                 coef: 0.0,
+                tap: &[],
                 skip: &[],
             };
             let last = eval(outer, w, &env, &mut self.regs, &mut walk);
@@ -1052,15 +1123,26 @@ struct Walker<'s> {
 }
 
 impl Walker<'_> {
-    /// Runs `walk` (its taps `taps`) for region row `py` over `w` output
-    /// lanes: for each window row, the accessor rows the body reads, then
-    /// the body at every tap of the row, each tap's assignments written
-    /// back to the rows `outer` of the tape around it. Each lane thus runs
-    /// the body at the taps in the order of the direct path.
-    fn run(&mut self, walk: &Walk, taps: &Taps, outer: &mut [Vec<f32>], py: i64, w: usize) {
+    /// Runs `walk` (its taps `taps`, the values of its [`Op::Tap`]s at
+    /// them `values`) for region row `py` over `w` output lanes: for each
+    /// window row, the accessor rows the body reads, then the body at
+    /// every tap of the row, each tap's assignments written back to the
+    /// rows `outer` of the tape around it. Each lane thus runs the body at
+    /// the taps in the order of the direct path.
+    fn run(
+        &mut self,
+        walk: &Walk,
+        taps: &Taps,
+        values: &[f32],
+        outer: &mut [Vec<f32>],
+        py: i64,
+        w: usize,
+    ) {
         let Taps::Each { width, rows } = taps else {
             unreachable!("bug: an iterate in two passes");
         };
+        let per_tap = walk.tap_values.len();
+        let at = |q: usize| &values[q * per_tap..(q + 1) * per_tap];
         let (cx, cy) = ((width / 2) as i64, (rows.len() / 2) as i64);
         let n = w + width - 1;
         let reads = walk.body.reads();
@@ -1082,15 +1164,18 @@ impl Walker<'_> {
         let mut start = 0;
         if let Some(acc) = &walk.accumulate {
             start = w - w % accumulate::LANES;
-            let taps: Vec<(usize, f32)> = rows
+            let taps: Vec<(usize, f32, &[f32])> = rows
                 .iter()
                 .enumerate()
                 .flat_map(|(k, &(_, taps))| taps.iter().map(move |&(i, coef)| (k * n + i, coef)))
+                .enumerate()
+                .map(|(q, (shift, coef))| (shift, coef, at(q)))
                 .collect();
             acc.run(self.params, self.reads, &taps, outer, 0..start);
         }
         for c0 in (start..w).step_by(WALK_LANES) {
             let lanes = WALK_LANES.min(w - c0);
+            let mut q = 0;
             for (k, &(_, taps)) in rows.iter().enumerate() {
                 for &(i, coef) in taps {
                     let env = Env {
@@ -1101,8 +1186,10 @@ impl Walker<'_> {
                         outer: &*outer,
                         outer_at: c0,
                         coef,
+                        tap: at(q),
                         skip: &walk.skip,
                     };
+                    q += 1;
                     eval(&walk.body, lanes, &env, self.regs, &mut no_walks);
                     for &(home, step) in &walk.carried {
                         outer[home][c0..c0 + lanes].copy_from_slice(&self.regs[step][..lanes]);
@@ -1142,6 +1229,8 @@ struct Env<'e> {
     outer_at: usize,
     /// The tap's mask coefficient (for an `iterate` body).
     coef: f32,
+    /// The values of the tap's [`Op::Tap`]s (for an `iterate` body).
+    tap: &'e [f32],
     /// Steps not computed ([`Walk::skip`]); empty for other tapes.
     skip: &'e [bool],
 }
@@ -1158,6 +1247,7 @@ impl<'e> Env<'e> {
             outer: &[],
             outer_at: 0,
             coef: 0.0,
+            tap: &[],
             skip: &[],
         }
     }
@@ -1195,6 +1285,7 @@ fn eval(
             Op::Const(c) => Some(c),
             Op::Param(p) => Some(env.params[p]),
             Op::Coef => Some(env.coef),
+            Op::Tap(k) => Some(env.tap[k]),
             _ => None,
         };
         match *op {
@@ -1202,6 +1293,7 @@ fn eval(
             Op::Const(c) => out.fill(c),
             Op::Param(p) => out.fill(env.params[p]),
             Op::Coef => out.fill(env.coef),
+            Op::Tap(k) => out.fill(env.tap[k]),
             Op::Read(_) | Op::Sum(_) | Op::Outer(_) if i == last => {
                 out.copy_from_slice(env.row(tape, i, before, n))
             }
@@ -1212,14 +1304,23 @@ fn eval(
             Op::Abs(a) => unary(r(a), out, Un::Abs),
             Op::Sqrt(a) => unary(r(a), out, Un::Sqrt),
             Op::Exp(a) => exp_row(r(a), out),
-            Op::ExpScaled { a, neg, s, k } => {
+            Op::ExpScaled { a, neg, s, t, k } => {
                 // `(-a) · s` is `a · (-s)` exactly: rounding is symmetric.
                 let s = s.and_then(scalar).unwrap_or(1.0);
                 let k = k.and_then(scalar).unwrap_or(1.0);
                 let s = if neg { -s } else { s };
+                // `x - t` is `x + (-t)` exactly.
+                let t = t.map_or(0.0, |(t, neg)| {
+                    let t = scalar(t).expect("bug: a row as the added scalar");
+                    if neg {
+                        -t
+                    } else {
+                        t
+                    }
+                });
                 match a {
-                    fuse::Arg::Row(a) => exp_scaled_row(r(a), s, k, out),
-                    fuse::Arg::Square(op, a, b) => fuse::exp_square(r(a), r(b), op, s, k, out),
+                    fuse::Arg::Row(a) => exp_scaled_row(r(a), s, t, k, out),
+                    fuse::Arg::Square(op, a, b) => fuse::exp_square(r(a), r(b), op, s, t, k, out),
                 }
             }
             Op::Square(op, a, b) => fuse::square(r(a), r(b), out, op),

@@ -49,21 +49,25 @@ enum Scalar {
     Param(usize),
     /// The mask coefficient at the tap.
     Coef,
+    /// A value of the tap ([`super::tap`]).
+    Tap(usize),
 }
 
 impl Scalar {
-    fn value(self, params: &[f32], coef: f32) -> f32 {
+    /// The value at a tap of coefficient `coef` and values `tap`.
+    fn value(self, params: &[f32], coef: f32, tap: &[f32]) -> f32 {
         match self {
             Scalar::Const(c) => c,
             Scalar::Param(p) => params[p],
             Scalar::Coef => coef,
+            Scalar::Tap(k) => tap[k],
         }
     }
 }
 
-/// A walk whose body is a weight `exp(x · s) · k` and sums of it: `x` is
-/// `(a op b)²` or `a`, and sum `i` adds the weight (times a factor row)
-/// to the variable at `sums[i].0`.
+/// A walk whose body is a weight `exp(x · s + t) · k` and sums of it:
+/// `x` is `(a op b)²` or `a`, and sum `i` adds the weight (times a factor
+/// row) to the variable at `sums[i].0`.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Accumulate {
     a: Src,
@@ -71,6 +75,8 @@ pub(super) struct Accumulate {
     /// `s`, negated where `neg` (1 where `None`).
     s: Option<Scalar>,
     neg: bool,
+    /// `t`, negated where its flag is set (0 where `None`).
+    t: Option<(Scalar, bool)>,
     /// `k` (1 where `None`).
     k: Option<Scalar>,
     sums: Vec<(usize, Option<Src>)>,
@@ -92,7 +98,7 @@ pub(super) fn recognise(
     });
     let weight = computed.next()?;
     computed.next().is_none().then_some(())?;
-    let Op::ExpScaled { a, neg, s, k } = tape.ops[weight] else {
+    let Op::ExpScaled { a, neg, s, t, k } = tape.ops[weight] else {
         return None;
     };
     // Rows the updates write change from tap to tap: not read here.
@@ -106,6 +112,7 @@ pub(super) fn recognise(
         Some(Op::Const(c)) => Some(Some(Scalar::Const(c))),
         Some(Op::Param(p)) => Some(Some(Scalar::Param(p))),
         Some(Op::Coef) => Some(Some(Scalar::Coef)),
+        Some(Op::Tap(v)) => Some(Some(Scalar::Tap(v))),
         Some(_) => None,
     };
     let (a, square) = match a {
@@ -128,11 +135,16 @@ pub(super) fn recognise(
             Some((u.home, factor))
         })
         .collect::<Option<Vec<_>>>()?;
+    let t = match t {
+        None => None,
+        Some((t, neg)) => Some((scalar(Some(t))??, neg)),
+    };
     Some(Accumulate {
         a,
         square,
         s: scalar(s)?,
         neg,
+        t,
         k: scalar(k)?,
         sums,
     })
@@ -156,29 +168,36 @@ impl Row<'_> {
     }
 }
 
-/// A tap: the offset of its column in the gathered rows, `s` and `k`.
-type Tap = (usize, f32, f32);
+/// A tap: the offset of its column in the gathered rows, `s`, `t` and
+/// `k`.
+type Tap = (usize, f32, f32, f32);
 
 impl Accumulate {
     /// Runs the walk at `taps` (each the offset of its column in the
-    /// gathered `reads` and its coefficient, in the direct path's order)
-    /// over the output columns `cols`, whose length is a multiple of
-    /// [`LANES`], updating the variables' rows in `outer`.
+    /// gathered `reads`, its coefficient and its values, in the direct
+    /// path's order) over the output columns `cols`, whose length is a
+    /// multiple of [`LANES`], updating the variables' rows in `outer`.
     pub(super) fn run(
         &self,
         params: &[f32],
         reads: &[Vec<f32>],
-        taps: &[(usize, f32)],
+        taps: &[(usize, f32, &[f32])],
         outer: &mut [Vec<f32>],
         cols: Range<usize>,
     ) {
         let taps: Vec<Tap> = taps
             .iter()
-            .map(|&(shift, coef)| {
-                let s = self.s.map_or(1.0, |s| s.value(params, coef));
-                // `(-x) · s` is `x · (-s)` exactly: rounding is symmetric.
+            .map(|&(shift, coef, tap)| {
+                let value = |s: Scalar| s.value(params, coef, tap);
+                let s = self.s.map_or(1.0, value);
+                // `(-x) · s` is `x · (-s)` exactly: rounding is symmetric;
+                // `x - t` is `x + (-t)` exactly. Without a term, `+0`
+                // leaves the `exp` unchanged (see `exp_scaled_row`).
                 let s = if self.neg { -s } else { s };
-                (shift, s, self.k.map_or(1.0, |k| k.value(params, coef)))
+                let t = self
+                    .t
+                    .map_or(0.0, |(t, neg)| if neg { -value(t) } else { value(t) });
+                (shift, s, t, self.k.map_or(1.0, value))
             })
             .collect();
         // The variables' rows leave `outer` while the others are read.
@@ -200,10 +219,11 @@ impl Accumulate {
         let a = row(self.a);
         let square = self.square.map(|(op, b)| (op, row(b)));
         let factors: Vec<Option<Row>> = self.sums.iter().map(|&(_, f)| f.map(row)).collect();
+        let term = self.t.is_some();
         match accs.len() {
-            1 => sums::<1>(a, square, &taps, &factors, &mut accs, cols),
-            2 => sums::<2>(a, square, &taps, &factors, &mut accs, cols),
-            3 => sums::<3>(a, square, &taps, &factors, &mut accs, cols),
+            1 => sums::<1>(a, square, term, &taps, &factors, &mut accs, cols),
+            2 => sums::<2>(a, square, term, &taps, &factors, &mut accs, cols),
+            3 => sums::<3>(a, square, term, &taps, &factors, &mut accs, cols),
             n => unreachable!("bug: {n} sums in registers"),
         }
         for (&(home, _), acc) in self.sums.iter().zip(accs) {
@@ -227,9 +247,9 @@ fn blocks<const N: usize>(
     for c in cols.step_by(LANES) {
         let mut acc: [[f32; LANES]; N] =
             std::array::from_fn(|u| accs[u][c..c + LANES].try_into().expect("a block of lanes"));
-        for &(shift, s, k) in taps {
+        for &(shift, s, t, k) in taps {
             let x = match square {
-                None => a.at(shift, c).map(|a| a * s),
+                None => a.at(shift, c).map(|a| a * s + t),
                 Some((op, b)) => {
                     let (a, b) = (a.at(shift, c), b.at(shift, c));
                     let d: [f32; LANES] = match op {
@@ -239,7 +259,7 @@ fn blocks<const N: usize>(
                         Bin::Div => std::array::from_fn(|l| a[l] / b[l]),
                         Bin::Min | Bin::Max => unreachable!("bug: min or max in registers"),
                     };
-                    d.map(|d| d * d * s)
+                    d.map(|d| d * d * s + t)
                 }
             };
             let mut w = [0.0f32; LANES];
@@ -262,10 +282,12 @@ fn blocks<const N: usize>(
     }
 }
 
-/// [`blocks`] for `N` sums: [`wide`] where the CPU has AVX2 and FMA.
+/// [`blocks`] for `N` sums: [`wide`] where the CPU has AVX2 and FMA
+/// (which adds the taps' `t` only where the body has a `term`).
 fn sums<const N: usize>(
     a: Row,
     square: Option<(Bin, Row)>,
+    term: bool,
     taps: &[Tap],
     factors: &[Option<Row>],
     accs: &mut [Vec<f32>],
@@ -274,8 +296,9 @@ fn sums<const N: usize>(
     #[cfg(target_arch = "x86_64")]
     if avx2_fma() {
         // SAFETY: the CPU supports AVX2 and FMA.
-        return unsafe { wide::pick::<N>(a, square, taps, factors, accs, cols) };
+        return unsafe { wide::pick::<N>(a, square, term, taps, factors, accs, cols) };
     }
+    let _ = term;
     blocks::<N>(a, square, taps, factors, accs, cols)
 }
 
@@ -311,6 +334,7 @@ mod wide {
     pub(super) unsafe fn pick<const N: usize>(
         a: Row,
         square: Option<(Bin, Row)>,
+        term: bool,
         taps: &[Tap],
         factors: &[Option<Row>],
         accs: &mut [Vec<f32>],
@@ -343,13 +367,16 @@ mod wide {
         let factors: [Row; N] = std::array::from_fn(|u| factors[u].unwrap_or(a));
         macro_rules! by_mask {
             ($($m:literal)*) => {
-                match (form, mask) {
+                match (form, term, mask) {
                     $(
                         // SAFETY: the CPU supports AVX2 and FMA (the
                         // caller's contract); the loads fit (above).
-                        (PLAIN, $m) => unsafe { run::<N, PLAIN, $m>(a, b, op, taps, factors, accs, cols) },
-                        (DIFF, $m) => unsafe { run::<N, DIFF, $m>(a, b, op, taps, factors, accs, cols) },
-                        (_, $m) => unsafe { run::<N, OTHER, $m>(a, b, op, taps, factors, accs, cols) },
+                        (PLAIN, false, $m) => unsafe { run::<N, PLAIN, false, $m>(a, b, op, taps, factors, accs, cols) },
+                        (DIFF, false, $m) => unsafe { run::<N, DIFF, false, $m>(a, b, op, taps, factors, accs, cols) },
+                        (_, false, $m) => unsafe { run::<N, OTHER, false, $m>(a, b, op, taps, factors, accs, cols) },
+                        (PLAIN, true, $m) => unsafe { run::<N, PLAIN, true, $m>(a, b, op, taps, factors, accs, cols) },
+                        (DIFF, true, $m) => unsafe { run::<N, DIFF, true, $m>(a, b, op, taps, factors, accs, cols) },
+                        (_, true, $m) => unsafe { run::<N, OTHER, true, $m>(a, b, op, taps, factors, accs, cols) },
                     )*
                     _ => unreachable!("bug: factor mask {mask} of {N} sums"),
                 }
@@ -374,15 +401,16 @@ mod wide {
         unsafe { _mm256_loadu_ps(r.lanes.as_ptr().add(o)) }
     }
 
-    /// The block loop of [`super::blocks`] for the argument form `FORM`
-    /// and the sums with a factor set in `MASK` (bit `u` for sum `u`).
+    /// The block loop of [`super::blocks`] for the argument form `FORM`,
+    /// with the taps' `t` added where `TERM`, and the sums with a factor
+    /// set in `MASK` (bit `u` for sum `u`).
     ///
     /// # Safety
     /// The CPU must support AVX2 and FMA; every row holds the lanes its
     /// loads read over `cols` at every tap ([`pick`] checks).
     #[target_feature(enable = "avx2,fma")]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn run<const N: usize, const FORM: u8, const MASK: u8>(
+    unsafe fn run<const N: usize, const FORM: u8, const TERM: bool, const MASK: u8>(
         a: Row,
         b: Row,
         op: Bin,
@@ -400,8 +428,8 @@ mod wide {
                     *v = unsafe { _mm256_loadu_ps(row.as_ptr().add(c + 8 * h)) };
                 }
             }
-            for &(shift, s, k) in taps {
-                let (sv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(k));
+            for &(shift, s, t, k) in taps {
+                let (sv, tv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(t), _mm256_set1_ps(k));
                 let (oa, ob) = (shift_of(a, shift) + c, shift_of(b, shift) + c);
                 let mut x = [_mm256_setzero_ps(); HALVES];
                 let mut w = x;
@@ -410,7 +438,8 @@ mod wide {
                     // SAFETY (here and below): AVX2 and FMA, and the
                     // loads fit, as the caller guarantees.
                     let av = unsafe { load(a, oa + 8 * h) };
-                    x[h] = if FORM == PLAIN {
+                    // Each product and sum rounded: no fused multiply-add.
+                    let scaled = if FORM == PLAIN {
                         _mm256_mul_ps(av, sv)
                     } else {
                         let bv = unsafe { load(b, ob + 8 * h) };
@@ -424,6 +453,13 @@ mod wide {
                             }
                         };
                         _mm256_mul_ps(_mm256_mul_ps(d, d), sv)
+                    };
+                    // Without a term `t` is 0: not added (a register and
+                    // an instruction fewer; the bits are the same).
+                    x[h] = if TERM {
+                        _mm256_add_ps(scaled, tv)
+                    } else {
+                        scaled
                     };
                     let (v, ins) = unsafe { exp_normal8(x[h]) };
                     w[h] = _mm256_mul_ps(v, kv);
@@ -512,24 +548,52 @@ mod tests {
     /// The block loop against the passes it replaces (the weight's row,
     /// then each sum's update), tap by tap over three blocks, for both
     /// forms of the weight, every binary op of a square, scalars of every
-    /// kind and one to three sums: the same bits in every lane, and the
-    /// columns outside the blocks untouched.
+    /// kind, with and without an added term, and one to three sums: the
+    /// same bits in every lane, and the columns outside the blocks
+    /// untouched.
     #[test]
     fn sums_in_registers_give_the_bits_of_the_passes() {
         let (width, cols) = (3, 3 * LANES);
         let n = cols + width - 1 + 5;
         let (reads, centre) = rows(n);
         let reads = vec![reads];
-        let taps: Vec<(usize, f32)> = (0..3)
-            .flat_map(|k| (0..width).map(move |i| (k * n + i, 0.5 + (k * width + i) as f32 * 0.1)))
+        // Per tap: two values, the second large enough to push weights
+        // out of `exp`'s normal range.
+        let values: Vec<[f32; 2]> = (0..3 * width)
+            .map(|q| [-0.125 * q as f32, 10.0 * q as f32 - 40.0])
+            .collect();
+        let taps: Vec<(usize, f32, &[f32])> = (0..3)
+            .flat_map(|k| (0..width).map(move |i| (k, i)))
+            .map(|(k, i)| {
+                let coef = 0.5 + (k * width + i) as f32 * 0.1;
+                (k * n + i, coef, &values[k * width + i][..])
+            })
             .collect();
         let params = [-7.5, 0.25];
         let scalars = [
-            (Some(Scalar::Param(0)), false, Some(Scalar::Coef)),
-            (Some(Scalar::Param(1)), true, None),
-            (Some(Scalar::Coef), true, Some(Scalar::Const(-3.0))),
-            (None, false, Some(Scalar::Param(1))),
-            (Some(Scalar::Const(60.0)), false, None),
+            (Some(Scalar::Param(0)), false, None, Some(Scalar::Coef)),
+            (Some(Scalar::Param(1)), true, None, None),
+            (Some(Scalar::Coef), true, None, Some(Scalar::Const(-3.0))),
+            (None, false, None, Some(Scalar::Param(1))),
+            (Some(Scalar::Const(60.0)), false, None, None),
+            (
+                Some(Scalar::Param(1)),
+                true,
+                Some((Scalar::Tap(0), false)),
+                None,
+            ),
+            (
+                Some(Scalar::Tap(0)),
+                false,
+                Some((Scalar::Tap(1), true)),
+                Some(Scalar::Coef),
+            ),
+            (
+                None,
+                true,
+                Some((Scalar::Param(0), false)),
+                Some(Scalar::Tap(0)),
+            ),
         ];
         let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div];
         let squares = ops
@@ -542,13 +606,14 @@ mod tests {
             vec![(3, Some(Src::Outer(0))), (1, None), (2, Some(Src::Read(0)))],
         ];
         for square in squares {
-            for (s, neg, k) in scalars {
+            for (s, neg, t, k) in scalars {
                 for sums in &all_sums {
                     let acc = Accumulate {
                         a: Src::Read(0),
                         square,
                         s,
                         neg,
+                        t,
                         k,
                         sums: sums.clone(),
                     };
@@ -562,14 +627,16 @@ mod tests {
                     acc.run(&params, &reads, &taps, &mut got, 0..cols);
                     let mut want = start.clone();
                     let mut w = vec![0.0; cols];
-                    for &(shift, coef) in &taps {
-                        let sv = s.map_or(1.0, |s| s.value(&params, coef));
+                    for &(shift, coef, tap) in &taps {
+                        let value = |s: Scalar| s.value(&params, coef, tap);
+                        let sv = s.map_or(1.0, value);
                         let sv = if neg { -sv } else { sv };
-                        let kv = k.map_or(1.0, |k| k.value(&params, coef));
+                        let tv = t.map_or(0.0, |(t, neg)| if neg { -value(t) } else { value(t) });
+                        let kv = k.map_or(1.0, value);
                         let a = &reads[0][shift..shift + cols];
                         match square {
-                            Some((op, _)) => exp_square(a, &centre[..cols], op, sv, kv, &mut w),
-                            None => exp_scaled_row(a, sv, kv, &mut w),
+                            Some((op, _)) => exp_square(a, &centre[..cols], op, sv, tv, kv, &mut w),
+                            None => exp_scaled_row(a, sv, tv, kv, &mut w),
                         }
                         for &(home, f) in sums {
                             let f = match f {
@@ -588,7 +655,7 @@ mod tests {
                         for (i, (&g, &e)) in g.iter().zip(e).enumerate() {
                             assert!(
                                 same(g, e),
-                                "{square:?} s {s:?} neg {neg} k {k:?} sums {sums:?}: \
+                                "{square:?} s {s:?} neg {neg} t {t:?} k {k:?} sums {sums:?}: \
                                  row {r} lane {i} is {g}, the passes give {e}"
                             );
                         }

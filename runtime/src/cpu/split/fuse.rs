@@ -8,17 +8,20 @@
 //! in one pass without the intermediate row:
 //!
 //! - `(a op b) · (a op b)` of one binary step: [`Op::Square`];
-//! - `exp` of a product with a scalar (a constant, parameter or mask
-//!   coefficient), of a negation, or both, of a square `(a op b)²` (alone
-//!   or so scaled or negated: a Gaussian range weight), and a product of
-//!   the `exp` with a scalar: [`Op::ExpScaled`], whose [`Arg`] says which
-//!   row it takes `exp` of;
+//! - `exp` of a product with a scalar (a constant, parameter, mask
+//!   coefficient or other value of the tap), of a negation, or both, of a
+//!   square `(a op b)²` (alone or so scaled or negated: a Gaussian range
+//!   weight), each plus or minus a scalar (a spatial term
+//!   `-(dx² + dy²) · s` beside the range term), and a product of the
+//!   `exp` with a scalar: [`Op::ExpScaled`], whose [`Arg`] says which row
+//!   it takes `exp` of;
 //! - an in-place update `v op= a · b` of two rows: the product formed in
 //!   the update's pass ([`Update::product`]).
 //!
 //! Every fused pass computes the same f32 operations as the steps it
 //! replaces, on the same operands: the same bits (negating a product's
-//! factor negates the product exactly, and products commute exactly).
+//! factor negates the product exactly, `t - x` is `t + (-x)` exactly, and
+//! sums and products commute exactly).
 
 use super::{operands, scalar_op, Bin, Op, Side, Tape, Update};
 use crate::cpu::exp::exp_each;
@@ -89,18 +92,30 @@ pub(super) fn chains(
             }
             Op::Exp(x) => {
                 // `a`: the row reached so far, read by step `by` alone.
-                let (mut a, mut by, mut neg, mut s) = (x, i, false, None);
+                let (mut a, mut by, mut neg, mut s, mut t) = (x, i, false, None, None);
                 let mut absorbed = Vec::new();
-                if let Some((f, sc)) = scalar_product(tape, x) {
+                if let Some((f, sc, sub)) = scalar_sum(tape, x) {
                     if single(tape, skip, x, i) {
                         absorbed.push(x);
-                        (a, by, s) = (f, x, Some(sc));
+                        // `sc - f` is `(-f) + sc`; `f - sc` is `f + (-sc)`.
+                        (a, by, t, neg) = (
+                            f,
+                            x,
+                            Some((sc, sub == Some(Side::Left))),
+                            sub == Some(Side::Right),
+                        );
+                    }
+                }
+                if let Some((f, sc)) = scalar_product(tape, a) {
+                    if single(tape, skip, a, by) {
+                        absorbed.push(a);
+                        (a, by, s) = (f, a, Some(sc));
                     }
                 }
                 if let Op::Neg(y) = tape.ops[a] {
                     if single(tape, skip, a, by) {
                         absorbed.push(a);
-                        (a, by, neg) = (y, a, true);
+                        (a, by, neg) = (y, a, !neg);
                     }
                 }
                 let arg = match tape.ops[a] {
@@ -113,7 +128,13 @@ pub(super) fn chains(
                 for j in absorbed {
                     skip[j] = true;
                 }
-                let fused = |k| Op::ExpScaled { a: arg, neg, s, k };
+                let fused = |k| Op::ExpScaled {
+                    a: arg,
+                    neg,
+                    s,
+                    t,
+                    k,
+                };
                 // A product of the `exp` with a scalar takes the `exp`'s
                 // place.
                 let post = match readers(tape, skip, updates, i).as_slice() {
@@ -137,6 +158,22 @@ pub(super) fn chains(
 
 /// What [`readers`] gives for each reference of an in-place update.
 const BY_UPDATE: usize = usize::MAX;
+
+/// `(row, scalar, subtracted)` where step `j` is a sum or difference of
+/// a row and a scalar step: `subtracted` says which operand a difference
+/// subtracts (`Left`: the scalar, `row - scalar`; `Right`: the row,
+/// `scalar - row`), `None` for a sum.
+fn scalar_sum(tape: &Tape, j: usize) -> Option<(usize, usize, Option<Side>)> {
+    let Op::Bin(op @ (Bin::Add | Bin::Sub), a, b) = tape.ops[j] else {
+        return None;
+    };
+    let sub = |side| (op == Bin::Sub).then_some(side);
+    match (scalar_op(&tape.ops[a]), scalar_op(&tape.ops[b])) {
+        (false, true) => Some((a, b, sub(Side::Left))),
+        (true, false) => Some((b, a, sub(Side::Right))),
+        _ => None,
+    }
+}
 
 /// `(factor, scalar)` where step `j` is a product of a row and a scalar
 /// step.
@@ -181,12 +218,12 @@ dispatch! {
 }
 
 dispatch! {
-    /// `out = exp((a op b)² · s) · k`, compiled for AVX2 where the CPU has
-    /// it: [`square`]'s value and [`crate::cpu::exp::exp_scaled_row`]'s of
-    /// it in one pass (the same bits as the two).
-    pub(super) fn exp_square<>(a: &[f32], b: &[f32], op: Bin, s: f32, k: f32, out: &mut [f32]) {
+    /// `out = exp((a op b)² · s + t) · k`, compiled for AVX2 where the CPU
+    /// has it: [`square`]'s value and [`crate::cpu::exp::exp_scaled_row`]'s
+    /// of it in one pass (the same bits as the two).
+    pub(super) fn exp_square<>(a: &[f32], b: &[f32], op: Bin, s: f32, t: f32, k: f32, out: &mut [f32]) {
         let it = a.iter().zip(b);
-        let sq = |d: f32| d * d * s;
+        let sq = |d: f32| d * d * s + t;
         match op {
             Bin::Add => exp_each(it.map(|(&a, &b)| sq(a + b)), k, out),
             Bin::Sub => exp_each(it.map(|(&a, &b)| sq(a - b)), k, out),
@@ -236,15 +273,27 @@ mod tests {
         b[9] = 0.0;
         let ops = [Bin::Add, Bin::Sub, Bin::Mul, Bin::Div, Bin::Min, Bin::Max];
         for op in ops {
-            for (s, k) in [(-0.5, 1.0), (-50.0, 0.25), (0.4, -3.0), (-1.0e-3, 2.0)] {
+            let cases = [
+                (-0.5, 0.0, 1.0),
+                (-50.0, 0.0, 0.25),
+                (0.4, 0.0, -3.0),
+                (-1.0e-3, 0.0, 2.0),
+                (-0.5, -2.25, 1.0),
+                (-50.0, 40.0, 0.5),
+            ];
+            for (s, t, k) in cases {
                 let mut got = vec![0.0; a.len()];
-                exp_square(&a, &b, op, s, k, &mut got);
+                exp_square(&a, &b, op, s, t, k, &mut got);
                 let mut sq = vec![0.0; a.len()];
                 square(&a, &b, &mut sq, op);
                 let mut want = vec![0.0; a.len()];
-                exp_scaled_row(&sq, s, k, &mut want);
+                exp_scaled_row(&sq, s, t, k, &mut want);
                 for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    assert_eq!(g.to_bits(), w.to_bits(), "{op:?} lane {i}, s {s}, k {k}");
+                    assert_eq!(
+                        g.to_bits(),
+                        w.to_bits(),
+                        "{op:?} lane {i}, s {s}, t {t}, k {k}"
+                    );
                 }
             }
         }
