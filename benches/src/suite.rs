@@ -2,7 +2,8 @@
 //! written the way the README teaches a user (no kernel is shaped for a
 //! fast path): box means as domain `reduce`s, Gaussians and the Laplacian
 //! as mask `convolve`s, bilateral filters as `iterate`s with a range
-//! weight, Sobel with its taps written out, erosion and dilation as domain
+//! weight (and one with the spatial weight from the offsets inside the
+//! `exp`, as the examples write it), Sobel with its taps written out, erosion and dilation as domain
 //! `reduce(Min | Max)`, a 3x3 median as a sorting network of `min`/`max`,
 //! Shi-Tomasi corners as a three-kernel [`Pipeline`], one Horn-Schunck
 //! optical-flow iteration as two kernels, the outputs of one pipeline
@@ -89,6 +90,39 @@ impl Bilateral {
             den += w;
         });
         num / den
+    }
+}
+
+/// A bilateral filter written as the examples write it: over a domain,
+/// the spatial weight from the window offsets inside the `exp`, beside
+/// the range term (no mask of spatial weights).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct BilateralDomain {
+    /// The image.
+    pub input: Accessor<f32>,
+    /// The window.
+    pub window: Domain,
+    /// `1 / (2 σs²)`.
+    pub spatial: f32,
+    /// `1 / (2 σr²)`.
+    pub range: f32,
+}
+
+#[kernel_body]
+impl BilateralDomain {
+    fn kernel(&self) -> f32 {
+        let centre = self.input();
+        let mut weighted: f32 = 0.0;
+        let mut total: f32 = 0.0;
+        iterate(&self.window, |dx, dy| {
+            let q = self.input.at(dx, dy);
+            let d = q - centre;
+            let w = (-((dx * dx + dy * dy) as f32) * self.spatial - d * d * self.range).exp();
+            weighted += w * q;
+            total += w;
+        });
+        weighted / total
     }
 }
 
@@ -310,7 +344,7 @@ pub struct Workload {
 }
 
 /// Every workload, in table order.
-pub const WORKLOADS: [Workload; 14] = [
+pub const WORKLOADS: [Workload; 15] = [
     Workload {
         name: "box3",
         what: "3x3 box mean (domain reduce)",
@@ -338,6 +372,10 @@ pub const WORKLOADS: [Workload; 14] = [
     Workload {
         name: "bilateral13",
         what: "13x13 bilateral (iterate)",
+    },
+    Workload {
+        name: "bilateral5d",
+        what: "5x5 bilateral, spatial term in the exp (iterate over a domain)",
     },
     Workload {
         name: "sobel",
@@ -462,6 +500,14 @@ impl Suite {
             .execute(device, &out),
             "bilateral5" => bilateral(2),
             "bilateral13" => bilateral(6),
+            "bilateral5d" => BilateralDomain {
+                input: clamp(&self.input),
+                window: Domain::new(5, 5)?,
+                // σs = 1, as the Gaussian of `bilateral5`.
+                spatial: 0.5,
+                range: 1.0 / (2.0 * BILATERAL_SIGMA_R * BILATERAL_SIGMA_R),
+            }
+            .execute(device, &out),
             "sobel" => SobelMagnitude {
                 input: clamp(&self.input),
             }
@@ -562,6 +608,22 @@ impl Suite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The examples' bilateral form computes the mask form's filter: the
+    /// normalised Gaussian mask is `C · exp(-(dx² + dy²) / 2)`, whose
+    /// factor `C` cancels in the weighted mean. The two differ by the
+    /// rounding of the weights (a few ulp each).
+    #[test]
+    fn both_bilateral_forms_give_one_filter() {
+        let s = Suite::new(37, 23).unwrap();
+        s.run("bilateral5", &Device::cpu()).unwrap();
+        let mask = s.out.to_vec().unwrap();
+        s.run("bilateral5d", &Device::cpu()).unwrap();
+        let domain = s.out.to_vec().unwrap();
+        for (i, (m, d)) in mask.iter().zip(&domain).enumerate() {
+            assert!((m - d).abs() <= 1e-5, "pixel {i}: {m} against {d}");
+        }
+    }
 
     /// The sorting network leaves the median of the nine pixels, checked
     /// against sorting them.

@@ -136,6 +136,26 @@ def bilateral_body(r):
     return body
 
 
+def bilateral_domain_body(r):
+    """The examples' form: exp(-(dx² + dy²) s - d² r) over the domain."""
+    spatial = 1.0 / (2.0 * (r / 2.0) ** 2)
+    inv = 1.0 / (2.0 * BILATERAL_SIGMA_R * BILATERAL_SIGMA_R)
+
+    def body(hl, s, x, y):
+        c = s[x, y]
+        num, den = hl.f32(0.0), hl.f32(0.0)
+        for dy in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                v = s[x + dx, y + dy]
+                d = v - c
+                term = hl.f32(-float(dx * dx + dy * dy) * spatial)
+                wgt = hl.exp(term - d * d * hl.f32(inv))
+                num = num + wgt * v
+                den = den + wgt
+        return num / den
+    return body
+
+
 class HalideShiTomasi(_Halide):
     def __init__(self, img):
         hl, s, h, w = _setup(self, img)
@@ -244,6 +264,7 @@ SUITE_PEERS = {
                 ("OpenCV", lambda i, f: OpenCv(i, cv_separable(gaussian(6, 2.0))))],
     "bilateral5": [("Halide", lambda i, f: HalideStencil(i, bilateral_body(2)))],
     "bilateral13": [("Halide", lambda i, f: HalideStencil(i, bilateral_body(6)))],
+    "bilateral5d": [("Halide", lambda i, f: HalideStencil(i, bilateral_domain_body(2)))],
     "sobel": [("Halide", lambda i, f: HalideStencil(i, sobel_body)),
               ("OpenCV", lambda i, f: OpenCv(i, cv_sobel))],
     "laplace": [("Halide", lambda i, f: HalideStencil(i, laplace_body)),
