@@ -1056,15 +1056,16 @@ impl<'a> Strip<'a> {
             for a in sum.summand.reads() {
                 self.gather(a, sy, -cx, n);
             }
-            let e = eval(
-                &sum.summand,
-                n,
-                &Env::summand(&self.setup.params, &self.reads),
-                &mut self.regs,
-                &mut no_walks,
-            );
+            let e: &[f32] = match sum.summand.ops.as_slice() {
+                &[Op::Read(a)] => &self.reads[a][..n],
+                _ => {
+                    let env = Env::summand(&self.setup.params, &self.reads);
+                    let e = eval(&sum.summand, n, &env, &mut self.regs, &mut no_walks);
+                    &self.regs[e][..n]
+                }
+            };
             let out = &mut self.results[k][..w];
-            fold_row(sum.fold, sum.weighted, &self.regs[e][..n], taps, first, out);
+            fold_row(sum.fold, sum.weighted, e, taps, first, out);
             first = false;
         }
     }
@@ -1089,19 +1090,17 @@ impl<'a> Strip<'a> {
             for a in summand.reads() {
                 self.gather(a, sy, -cx, n);
             }
-            let e = eval(
-                summand,
-                n,
-                &Env::summand(&self.setup.params, &self.reads),
-                &mut self.regs,
-                &mut no_walks,
-            );
+            // A summand that is a read is its gathered row: not copied.
+            let e: &[f32] = match summand.ops.as_slice() {
+                &[Op::Read(a)] => &self.reads[a][..n],
+                _ => {
+                    let env = Env::summand(&self.setup.params, &self.reads);
+                    let e = eval(summand, n, &env, &mut self.regs, &mut no_walks);
+                    &self.regs[e][..n]
+                }
+            };
             let slot = sy.rem_euclid(h as i64) as usize;
-            horizontal(
-                &self.regs[e][..n],
-                kx,
-                &mut self.rings[k][slot * w..(slot + 1) * w],
-            );
+            horizontal(e, kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
         }
         let ring = &self.rings[k];
         let order: Vec<&[f32]> = (0..h)
@@ -1434,30 +1433,120 @@ dispatch! {
     }
 }
 
+/// Output lanes a pass holds in registers across its taps: four AVX
+/// vectors, loaded from the source rows once per tap and stored once,
+/// where a pass per tap over the whole row loaded and stored the output
+/// at every tap.
+const PASS_LANES: usize = 32;
+
 dispatch! {
-    /// `out[x] = Σ_i kx[i] e[x + i]`, a fused multiply-add per tap.
+    /// `out[x] = Σ_i kx[i] e[x + i]`, a fused multiply-add per tap in tap
+    /// order (each lane's operations do not depend on how the row is
+    /// blocked).
     fn horizontal<>(e: &[f32], kx: &[f32], out: &mut [f32]) {
         let w = out.len();
-        for (o, &v) in out.iter_mut().zip(&e[..w]) {
-            *o = kx[0] * v;
-        }
-        for (i, &k) in kx.iter().enumerate().skip(1) {
-            for (o, &v) in out.iter_mut().zip(&e[i..i + w]) {
-                *o = k.mul_add(v, *o);
+        let e = &e[..w + kx.len() - 1];
+        let lanes = |o: &mut [f32], x: usize| {
+            for (l, o) in o.iter_mut().enumerate() {
+                *o = kx[1..]
+                    .iter()
+                    .enumerate()
+                    .fold(kx[0] * e[x + l], |acc, (i, &k)| k.mul_add(e[x + l + i + 1], acc));
             }
+        };
+        let mut blocks = out.chunks_exact_mut(PASS_LANES);
+        for (b, o) in blocks.by_ref().enumerate() {
+            let x = b * PASS_LANES;
+            let src = &e[x..x + PASS_LANES + kx.len() - 1];
+            let mut acc = [0.0f32; PASS_LANES];
+            for (a, &v) in acc.iter_mut().zip(&src[..PASS_LANES]) {
+                *a = kx[0] * v;
+            }
+            for (i, &k) in kx.iter().enumerate().skip(1) {
+                for (a, &v) in acc.iter_mut().zip(&src[i..i + PASS_LANES]) {
+                    *a = k.mul_add(v, *a);
+                }
+            }
+            o.copy_from_slice(&acc);
         }
+        let tail = blocks.into_remainder();
+        lanes(tail, w - tail.len());
     }
 }
 
 dispatch! {
-    /// `out[x] = Σ_j ky[j] rows[j][x]`, a fused multiply-add per tap.
+    /// `out[x] = Σ_j ky[j] rows[j][x]`, a fused multiply-add per tap in
+    /// tap order (blocked as [`horizontal`]).
     fn vertical<>(rows: &[&[f32]], ky: &[f32], out: &mut [f32]) {
-        for (o, &v) in out.iter_mut().zip(rows[0]) {
-            *o = ky[0] * v;
+        let w = out.len();
+        let rows: Vec<&[f32]> = rows.iter().map(|r| &r[..w]).collect();
+        let mut blocks = out.chunks_exact_mut(PASS_LANES);
+        for (b, o) in blocks.by_ref().enumerate() {
+            let x = b * PASS_LANES;
+            let mut acc = [0.0f32; PASS_LANES];
+            for (a, &v) in acc.iter_mut().zip(&rows[0][x..x + PASS_LANES]) {
+                *a = ky[0] * v;
+            }
+            for (j, &k) in ky.iter().enumerate().skip(1) {
+                for (a, &v) in acc.iter_mut().zip(&rows[j][x..x + PASS_LANES]) {
+                    *a = k.mul_add(v, *a);
+                }
+            }
+            o.copy_from_slice(&acc);
         }
-        for (j, &k) in ky.iter().enumerate().skip(1) {
-            for (o, &v) in out.iter_mut().zip(rows[j]) {
-                *o = k.mul_add(v, *o);
+        let tail = blocks.into_remainder();
+        let x0 = w - tail.len();
+        for (l, o) in tail.iter_mut().enumerate() {
+            *o = ky[1..]
+                .iter()
+                .enumerate()
+                .fold(ky[0] * rows[0][x0 + l], |acc, (j, &k)| k.mul_add(rows[j + 1][x0 + l], acc));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{horizontal, vertical, PASS_LANES};
+
+    /// Each lane of a pass as one chain of operations in tap order.
+    fn lane(k: &[f32], v: impl Fn(usize) -> f32) -> f32 {
+        (1..k.len()).fold(k[0] * v(0), |acc, i| k[i].mul_add(v(i), acc))
+    }
+
+    /// The blocked passes give every lane the bits of its own chain, for
+    /// rows of whole blocks, a tail and shorter than a block, with NaN,
+    /// infinite and subnormal values among the taps' inputs.
+    #[test]
+    fn blocked_passes_give_each_lane_its_chain_in_tap_order() {
+        for w in [1, 7, PASS_LANES - 1, PASS_LANES, 3 * PASS_LANES + 5, 257] {
+            for k in [
+                vec![0.5],
+                vec![0.25, 0.5, 0.25],
+                (0..13).map(|i| 0.1 + i as f32 * 0.03).collect(),
+            ] {
+                let n = w + k.len() - 1;
+                let mut e: Vec<f32> = (0..n).map(|i| (i as f32 * 0.71).sin() * 3.0).collect();
+                e[n / 2] = f32::NAN;
+                e[n / 3] = f32::INFINITY;
+                e[n - 1] = 1.0e-40;
+                let mut out = vec![0.0; w];
+                horizontal(&e, &k, &mut out);
+                for (x, o) in out.iter().enumerate() {
+                    let want = lane(&k, |i| e[x + i]);
+                    assert_eq!(
+                        o.to_bits(),
+                        want.to_bits(),
+                        "horizontal: width {w}, lane {x}"
+                    );
+                }
+                let rows: Vec<Vec<f32>> = (0..k.len()).map(|j| e[j..j + w].to_vec()).collect();
+                let refs: Vec<&[f32]> = rows.iter().map(|r| r.as_slice()).collect();
+                vertical(&refs, &k, &mut out);
+                for (x, o) in out.iter().enumerate() {
+                    let want = lane(&k, |j| rows[j][x]);
+                    assert_eq!(o.to_bits(), want.to_bits(), "vertical: width {w}, lane {x}");
+                }
             }
         }
     }
