@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 TOLERANCE = 1e-5
 WORKLOADS = ["box3", "box7", "box13", "gauss3", "gauss13", "bilateral5", "bilateral13", "bilateral5d",
-             "sobel", "laplace", "erode3", "dilate5", "median3", "shitomasi", "hornschunck"]
+             "unsharp1", "sobel", "laplace", "erode3", "dilate5", "median3", "shitomasi", "hornschunck"]
 HISTOGRAM_PEERS = ["NumPy", "OpenCV"]
 
 

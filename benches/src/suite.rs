@@ -3,7 +3,8 @@
 //! fast path): box means as domain `reduce`s, Gaussians and the Laplacian
 //! as mask `convolve`s, bilateral filters as `iterate`s with a range
 //! weight (and one with the spatial weight from the offsets inside the
-//! `exp`, as the examples write it), Sobel with its taps written out, erosion and dilation as domain
+//! `exp`, as the examples write it), unsharp masking as one kernel (a
+//! convolution inside a body), Sobel with its taps written out, erosion and dilation as domain
 //! `reduce(Min | Max)`, a 3x3 median as a sorting network of `min`/`max`,
 //! Shi-Tomasi corners as a three-kernel [`Pipeline`], one Horn-Schunck
 //! optical-flow iteration as two kernels, the outputs of one pipeline
@@ -123,6 +124,29 @@ impl BilateralDomain {
             total += w;
         });
         weighted / total
+    }
+}
+
+/// Unsharp masking written as one kernel: the blur and the sharpening in
+/// one body (the pipeline `unsharp` writes them as two kernels).
+#[derive(Kernel)]
+#[kernel(output = f32)]
+pub struct UnsharpKernel {
+    /// The image.
+    pub input: Accessor<f32>,
+    /// The blur.
+    pub mask: Mask<f32, 5, 5>,
+    /// How much of the detail is added.
+    pub amount: f32,
+}
+
+#[kernel_body]
+impl UnsharpKernel {
+    fn kernel(&self) -> f32 {
+        let blurred = convolve(&self.mask, Sum, |dx, dy| {
+            self.mask.at(dx, dy) * self.input.at(dx, dy)
+        });
+        self.input() + self.amount * (self.input() - blurred)
     }
 }
 
@@ -344,7 +368,7 @@ pub struct Workload {
 }
 
 /// Every workload, in table order.
-pub const WORKLOADS: [Workload; 15] = [
+pub const WORKLOADS: [Workload; 16] = [
     Workload {
         name: "box3",
         what: "3x3 box mean (domain reduce)",
@@ -376,6 +400,10 @@ pub const WORKLOADS: [Workload; 15] = [
     Workload {
         name: "bilateral5d",
         what: "5x5 bilateral, spatial term in the exp (iterate over a domain)",
+    },
+    Workload {
+        name: "unsharp1",
+        what: "unsharp mask as one kernel (5x5 binomial convolve and sharpening)",
     },
     Workload {
         name: "sobel",
@@ -506,6 +534,12 @@ impl Suite {
                 // σs = 1, as the Gaussian of `bilateral5`.
                 spatial: 0.5,
                 range: 1.0 / (2.0 * BILATERAL_SIGMA_R * BILATERAL_SIGMA_R),
+            }
+            .execute(device, &out),
+            "unsharp1" => UnsharpKernel {
+                input: clamp(&self.input),
+                mask: crate::pipelines::gauss5()?,
+                amount: crate::pipelines::AMOUNT,
             }
             .execute(device, &out),
             "sobel" => SobelMagnitude {

@@ -14,6 +14,7 @@ NumPy's bincount and OpenCV's calcHist stand in).
 import numpy as np
 
 from .filters import halide_target
+from .pipelines import HalideUnsharp
 
 STRIP = 32
 BILATERAL_SIGMA_R = 0.1
@@ -265,6 +266,8 @@ SUITE_PEERS = {
     "bilateral5": [("Halide", lambda i, f: HalideStencil(i, bilateral_body(2)))],
     "bilateral13": [("Halide", lambda i, f: HalideStencil(i, bilateral_body(6)))],
     "bilateral5d": [("Halide", lambda i, f: HalideStencil(i, bilateral_domain_body(2)))],
+    # Halide's fused schedule of the two-kernel pipeline computes the same.
+    "unsharp1": [("Halide", lambda i, f: HalideUnsharp(i))],
     "sobel": [("Halide", lambda i, f: HalideStencil(i, sobel_body)),
               ("OpenCV", lambda i, f: OpenCv(i, cv_sobel))],
     "laplace": [("Halide", lambda i, f: HalideStencil(i, laplace_body)),
