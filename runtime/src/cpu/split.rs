@@ -998,9 +998,9 @@ impl<'a> Strip<'a> {
                 tap: &[],
                 skip: &[],
             };
-            let last = eval(outer, w, &env, &mut self.regs, &mut walk);
             let x0 = self.space.x;
-            orow[x0..x0 + w].copy_from_slice(&self.regs[last][..w]);
+            let dest = Some(&mut orow[x0..x0 + w]);
+            eval_into(outer, w, &env, &mut self.regs, &mut walk, dest);
         }
         let Strip {
             rings,
@@ -1272,10 +1272,26 @@ fn eval(
     regs: &mut [Vec<f32>],
     walk: &mut dyn FnMut(usize, &mut [Vec<f32>]),
 ) -> usize {
+    eval_into(tape, n, env, regs, walk, None)
+}
+
+/// [`eval`], the result written to `dest` where given (an output row: no
+/// copy from its register after).
+fn eval_into(
+    tape: &Tape,
+    n: usize,
+    env: &Env,
+    regs: &mut [Vec<f32>],
+    walk: &mut dyn FnMut(usize, &mut [Vec<f32>]),
+    mut dest: Option<&mut [f32]>,
+) -> usize {
     let last = tape.ops.len() - 1;
     for (i, op) in tape.ops.iter().enumerate() {
         let (before, rest) = regs.split_at_mut(i);
-        let out = &mut rest[0][..n];
+        let out = match dest.as_deref_mut() {
+            Some(d) if i == last => &mut d[..n],
+            _ => &mut rest[0][..n],
+        };
         // Operands that are reads, sums or outer rows are taken from their
         // rows, not copied into registers first.
         let r = |j: usize| env.row(tape, j, before, n);
