@@ -18,6 +18,7 @@ from .pipelines import HalideUnsharp
 
 STRIP = 32
 BILATERAL_SIGMA_R = 0.1
+BILATERAL_SIGMA_S = 2.0
 HS_ALPHA2 = 0.25
 
 
@@ -138,8 +139,9 @@ def bilateral_body(r):
 
 
 def bilateral_domain_body(r):
-    """The examples' form: exp(-(dx² + dy²) s - d² r) over the domain."""
-    spatial = 1.0 / (2.0 * (r / 2.0) ** 2)
+    """The examples' form (examples/src/filters.rs, sigma_s = 2):
+    exp(-(dx² + dy²) s - d² r) over the domain."""
+    spatial = 1.0 / (2.0 * BILATERAL_SIGMA_S * BILATERAL_SIGMA_S)
     inv = 1.0 / (2.0 * BILATERAL_SIGMA_R * BILATERAL_SIGMA_R)
 
     def body(hl, s, x, y):
