@@ -259,6 +259,7 @@ pub(crate) fn program(k: &ir::Kernel) -> Option<Program> {
         walks: Vec::new(),
         scope: None,
         tap_values: Vec::new(),
+        f32_params: k.params.iter().map(|p| p.ty == Type::F32).collect(),
     };
     let assigned = assigned_in_walks(&k.body.stmts);
     let mut outer = Tape::default();
@@ -409,6 +410,8 @@ struct Compiler<'k> {
     scope: Option<(Window, HashMap<ir::VarId, usize>)>,
     /// Inside an `iterate` body: the expressions of its [`Op::Tap`]s.
     tap_values: Vec<Expr>,
+    /// Per parameter slot: whether it is an f32 (a tap value may read it).
+    f32_params: Vec<bool>,
 }
 
 impl Compiler<'_> {
@@ -485,14 +488,13 @@ impl Compiler<'_> {
         offsets: Option<(ir::VarId, ir::VarId)>,
     ) -> Option<usize> {
         if let (Some(offsets), Some((window, _))) = (offsets, &self.scope) {
-            let f32_params: Vec<bool> = self.k.params.iter().map(|p| p.ty == Type::F32).collect();
             let scope = tap::Scope {
                 offsets,
                 mask: match *window {
                     Window::Mask(m) => Some(m),
                     Window::Domain(_) => None,
                 },
-                f32_params: &f32_params,
+                f32_params: &self.f32_params,
             };
             if tap::is_tap_value(e, &scope) {
                 self.tap_values.push(e.clone());
@@ -1056,14 +1058,13 @@ impl<'a> Strip<'a> {
             for a in sum.summand.reads() {
                 self.gather(a, sy, -cx, n);
             }
-            let e: &[f32] = match sum.summand.ops.as_slice() {
-                &[Op::Read(a)] => &self.reads[a][..n],
-                _ => {
-                    let env = Env::summand(&self.setup.params, &self.reads);
-                    let e = eval(&sum.summand, n, &env, &mut self.regs, &mut no_walks);
-                    &self.regs[e][..n]
-                }
-            };
+            let e = summand_row(
+                &sum.summand,
+                n,
+                &self.setup.params,
+                &self.reads,
+                &mut self.regs,
+            );
             let out = &mut self.results[k][..w];
             fold_row(sum.fold, sum.weighted, e, taps, first, out);
             first = false;
@@ -1090,15 +1091,7 @@ impl<'a> Strip<'a> {
             for a in summand.reads() {
                 self.gather(a, sy, -cx, n);
             }
-            // A summand that is a read is its gathered row: not copied.
-            let e: &[f32] = match summand.ops.as_slice() {
-                &[Op::Read(a)] => &self.reads[a][..n],
-                _ => {
-                    let env = Env::summand(&self.setup.params, &self.reads);
-                    let e = eval(summand, n, &env, &mut self.regs, &mut no_walks);
-                    &self.regs[e][..n]
-                }
-            };
+            let e = summand_row(summand, n, &self.setup.params, &self.reads, &mut self.regs);
             let slot = sy.rem_euclid(h as i64) as usize;
             horizontal(e, kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
         }
@@ -1348,6 +1341,29 @@ fn eval_into(
         }
     }
     last
+}
+
+/// The `n` lanes of a window sum's `summand` over the gathered `reads`:
+/// computed into `regs`, or, for a summand that is a read, its gathered
+/// row itself (not copied).
+fn summand_row<'r>(
+    summand: &Tape,
+    n: usize,
+    params: &[f32],
+    reads: &'r [Vec<f32>],
+    regs: &'r mut [Vec<f32>],
+) -> &'r [f32] {
+    if let &[Op::Read(a)] = summand.ops.as_slice() {
+        return &reads[a][..n];
+    }
+    let e = eval(
+        summand,
+        n,
+        &Env::summand(params, reads),
+        regs,
+        &mut no_walks,
+    );
+    &regs[e][..n]
 }
 
 /// A tape without `iterate`s has nothing to walk.
