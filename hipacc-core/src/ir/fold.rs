@@ -43,43 +43,11 @@ pub fn fold(
         return None;
     }
     let value = producer.body.result.clone()?;
-    let names = Names::of(consumer);
-    let mut kernel = consumer.clone();
+    let (mut kernel, mut bindings) = (consumer.clone(), consumer_bindings.clone());
     kernel.name = format!("{}_{}", producer.name, consumer.name);
     kernel.accessors.remove(acc);
-    let shift = Shift {
-        accessors: kernel.accessors.len(),
-        masks: consumer.masks.len(),
-        domains: consumer.domains.len(),
-        params: consumer.params.len(),
-        vars: consumer.vars.len() as u32,
-    };
-    let rename = |name: &str, taken: &[String]| names.unused(&producer.name, name, taken);
-    let mut bindings = consumer_bindings.clone();
     bindings.accessors.remove(acc);
-    // Each producer slot, renamed where needed, after the consumer's; its
-    // binding follows it.
-    macro_rules! append {
-        ($slots:ident, $namespace:ident) => {
-            for b in &producer_bindings.$slots {
-                let mut b = b.clone();
-                b.slot.name = rename(&b.slot.name, &names.$namespace);
-                kernel.$slots.push(b.slot.clone());
-                bindings.$slots.push(b);
-            }
-        };
-    }
-    append!(accessors, accessors);
-    append!(masks, windows);
-    append!(params, params);
-    for s in &producer.domains {
-        let s = DomainSlot {
-            name: rename(&s.name, &names.windows),
-            ..s.clone()
-        };
-        kernel.domains.push(s.clone());
-        bindings.domains.push(s);
-    }
+    let shift = merge_slots(producer, producer_bindings, &mut kernel, &mut bindings);
     kernel.vars.extend(producer.vars.iter().cloned());
     let local = VarId(kernel.vars.len() as u32);
     kernel.vars.push(VarInfo {
@@ -105,8 +73,53 @@ pub fn fold(
     Some((kernel, bindings))
 }
 
+/// Appends the producer's slots (renamed where a slot of `kernel` has the
+/// name) and their bindings after those of `kernel`; the returned shift
+/// moves the producer's slot indices and variables there (its variables
+/// still have to be appended, at `shift.vars`).
+pub(super) fn merge_slots(
+    producer: &Kernel,
+    producer_bindings: &Bindings,
+    kernel: &mut Kernel,
+    bindings: &mut Bindings,
+) -> Shift {
+    let names = Names::of(kernel);
+    let shift = Shift {
+        accessors: kernel.accessors.len(),
+        masks: kernel.masks.len(),
+        domains: kernel.domains.len(),
+        params: kernel.params.len(),
+        vars: kernel.vars.len() as u32,
+    };
+    let rename = |name: &str, taken: &[String]| names.unused(&producer.name, name, taken);
+    // Each producer slot, renamed where needed, after the kernel's; its
+    // binding follows it.
+    macro_rules! append {
+        ($slots:ident, $namespace:ident) => {
+            for b in &producer_bindings.$slots {
+                let mut b = b.clone();
+                b.slot.name = rename(&b.slot.name, &names.$namespace);
+                kernel.$slots.push(b.slot.clone());
+                bindings.$slots.push(b);
+            }
+        };
+    }
+    append!(accessors, accessors);
+    append!(masks, windows);
+    append!(params, params);
+    for s in &producer.domains {
+        let s = DomainSlot {
+            name: rename(&s.name, &names.windows),
+            ..s.clone()
+        };
+        kernel.domains.push(s.clone());
+        bindings.domains.push(s);
+    }
+    shift
+}
+
 /// The slot names of the consumer, by namespace.
-struct Names {
+pub(super) struct Names {
     accessors: Vec<String>,
     windows: Vec<String>,
     params: Vec<String>,
@@ -170,7 +183,7 @@ fn is_zero(e: &Expr) -> bool {
 }
 
 /// Calls `f` on every expression of `b`, outermost first.
-fn visit_block(b: &Block, f: &mut impl FnMut(&Expr)) {
+pub(super) fn visit_block(b: &Block, f: &mut impl FnMut(&Expr)) {
     for s in &b.stmts {
         match s {
             Stmt::Let { value, .. } | Stmt::Assign { value, .. } | Stmt::Expr(value) => {
@@ -217,7 +230,7 @@ fn visit_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
 }
 
 /// Rewrites every expression of a block in place, innermost first.
-trait Rewrite {
+pub(super) trait Rewrite {
     /// Rewrites one expression whose operands are already rewritten.
     fn rewrite(&self, e: &mut Expr);
     /// Rewrites a variable (in `let`, assignments, loops and windows).
@@ -312,12 +325,12 @@ trait Rewrite {
 }
 
 /// Moves the producer's slots and variables after the consumer's.
-struct Shift {
-    accessors: usize,
-    masks: usize,
-    domains: usize,
-    params: usize,
-    vars: u32,
+pub(super) struct Shift {
+    pub(super) accessors: usize,
+    pub(super) masks: usize,
+    pub(super) domains: usize,
+    pub(super) params: usize,
+    pub(super) vars: u32,
 }
 
 impl Rewrite for Shift {

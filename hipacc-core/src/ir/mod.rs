@@ -10,6 +10,7 @@
 pub mod eval;
 mod expr;
 mod fold;
+mod fold_window;
 pub mod footprint;
 mod kernel;
 mod lower;
@@ -20,6 +21,7 @@ mod types;
 pub use eval::{evaluate, evaluate_kernel};
 pub use expr::{BinaryOp, Expr, ExprKind, Intrinsic, ReduceOp, UnaryOp, Window};
 pub use fold::fold;
+pub use fold_window::{fold_window, reads_per_pixel, recompute_reads};
 pub use footprint::{footprints, Footprint};
 pub use kernel::{AccessorSlot, DomainSlot, Kernel, MaskSlot, ParamSlot};
 pub use lower::lower;
