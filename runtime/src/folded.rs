@@ -1,25 +1,39 @@
-//! Pipelines on GPU devices: point-wise consumers folded into their
-//! producers.
+//! Pipelines on GPU devices: consumers folded into their producers.
 //!
-//! A stage whose output only one later stage reads, and only at its own
-//! pixel (`self.blurred()`), over the same iteration space, is not launched:
-//! its body is folded into the reader's ([`hipacc_core::ir::fold`]), so the
-//! intermediate image is neither written nor read back. That pays on every
-//! device (a write and a read per pixel saved, no work added), so no model
-//! decides it. Chains fold transitively (a point-wise chain of any length
-//! becomes one launch). A stage read through a window, at an offset, by
-//! several stages, or over another space runs as its own launch, in the
-//! pipeline's order, and writes its image.
+//! A stage whose output only one later stage reads, over the same
+//! iteration space, is not launched: its body is folded into the reader's,
+//! so the intermediate image is neither written nor read back.
 //!
-//! Results equal running the stages one after the other, bit for bit: the
-//! folded producer's value becomes a local of the intermediate's pixel type,
-//! so no arithmetic is merged across the fold (tested on OpenCL on every
-//! boundary mode and odd sizes).
+//! - Read only at the reader's own pixel (`self.blurred()`), the producer's
+//!   body runs once per pixel in the reader ([`hipacc_core::ir::fold`]).
+//!   That pays on every device (a write and a read per pixel saved, no
+//!   work added), so no model decides it.
+//! - Read through a window or at offsets (a gradient of a point-wise stage,
+//!   a blur of a colour conversion), the producer is recomputed at every
+//!   position read ([`hipacc_core::ir::fold_window`]), where the reading
+//!   accessor's boundary condition puts it. That adds work: the producer's
+//!   reads once more per extra position. The architecture model weighs it
+//!   ([`Target::recompute_reads_per_access`](hipacc_codegen::arch::Target::recompute_reads_per_access)):
+//!   the stage folds when the reads added per pixel stay within that many
+//!   per intermediate access saved. A producer that does not cover its
+//!   whole image, or a read through an `Undefined` accessor, is not
+//!   recomputed (a read could land on a pixel the producer never wrote).
+//!
+//! Chains fold transitively (a chain of cheap stages becomes one launch),
+//! each fold weighed on the merged kernel. A stage read by several stages,
+//! or over another space, or whose recomputation costs more than the model
+//! allows, runs as its own launch, in the pipeline's order, and writes its
+//! image.
+//!
+//! Results equal running the stages one after the other, bit for bit: each
+//! folded producer's value becomes a local of the intermediate's pixel
+//! type, so no arithmetic is merged across the fold (tested on OpenCL on
+//! every boundary mode and odd sizes).
 
 use crate::gpu::KernelLaunch;
 use crate::{Device, Result};
 use hipacc_core::image::DynImage;
-use hipacc_core::ir::{self, fold};
+use hipacc_core::ir::{self, fold, fold_window, recompute_reads};
 use hipacc_core::{Bindings, Rect};
 use std::sync::Arc;
 
@@ -64,6 +78,7 @@ pub(crate) fn run(stages: Vec<StageLaunch>, device: &Device) -> Result<()> {
                     &stage.bindings,
                     a,
                 )
+                .or_else(|| recompute(&producer, &stage, a, device))
             });
             match folded {
                 Some((ir, bindings)) => {
@@ -81,6 +96,32 @@ pub(crate) fn run(stages: Vec<StageLaunch>, device: &Device) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `stage` with `producer` recomputed at each of its reads of accessor
+/// `acc`, where the producer covers its whole image and the architecture
+/// model says the added reads cost less than the intermediate's round trip.
+fn recompute(
+    producer: &StageLaunch,
+    stage: &StageLaunch,
+    acc: usize,
+    device: &Device,
+) -> Option<(ir::Kernel, Bindings)> {
+    let size = (producer.output.width(), producer.output.height());
+    let target = device.target()?;
+    let (added, saved) = recompute_reads(&producer.ir, &stage.ir, acc);
+    let pays = added <= saved.saturating_mul(target.recompute_reads_per_access as u64);
+    if producer.rect != Rect::full(size.0, size.1) || !pays {
+        return None;
+    }
+    fold_window(
+        &producer.ir,
+        &producer.bindings,
+        &stage.ir,
+        &stage.bindings,
+        acc,
+        size,
+    )
 }
 
 /// For each stage, the one later stage that may fold it: the only stage

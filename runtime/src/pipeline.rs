@@ -15,9 +15,12 @@
 //! A CPU-type OpenCL device (PoCL) runs pipelines as the native CPU does,
 //! unless [`PIPELINE_ENV`] asks for device launches.
 //!
-//! On GPU devices a stage that only one later stage reads, at its own
-//! pixel, over the same space, is folded into that stage: one launch, and
-//! the intermediate never goes through memory. Other stages run one by one.
+//! On GPU devices a stage that only one later stage reads, over the same
+//! space, is folded into that stage: one launch, and the intermediate never
+//! goes through memory. Read at the reader's own pixel it always folds;
+//! read through a window, it is recomputed at each position read where the
+//! architecture model says that costs less than the intermediate's round
+//! trip. Other stages run one by one.
 //!
 //! The intermediates are the pipeline's business: their images may or may
 //! not be written (on the CPU only the last stage's output is; on a GPU a

@@ -16,6 +16,7 @@ use hipacc::cuda::{assemble_program, nvrtc_available, ptxas_path};
 use hipacc::prelude::*;
 use hipacc_codegen::{generate_batch, Config, Language, Target};
 use hipacc_core::ir;
+use hipacc_core::KernelFields;
 
 fn toolchain() -> bool {
     if let Err(e) = nvrtc_available() {
@@ -145,6 +146,59 @@ fn interpolating_reads_compile_and_assemble_for_sm_90() {
     let program = generate_batch(&items, target, Language::Cuda).unwrap();
     let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
     for (info, r) in program.kernels.iter().zip(&report) {
+        println!("{:<60} {:>3} registers", info.entry, r.registers);
+    }
+}
+
+#[test]
+fn recomputed_pipeline_stages_compile_and_assemble_for_sm_90() {
+    if !toolchain() {
+        return;
+    }
+    // A blur recomputed at every tap of a blur of it (what a pipeline
+    // folds where the model allows; here past it, so every construct of
+    // the fold is in one kernel): the reading accessor's remapping for
+    // each boundary mode, a window inside a window, shifted reads. The
+    // chosen variant of each, in one program.
+    let target = Target::lookup("h200").unwrap();
+    let (input, mid) = (
+        Image::<f32>::new(64, 64).unwrap(),
+        Image::<f32>::new(64, 64).unwrap(),
+    );
+    let mask = Mask::new([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]).unwrap();
+    let producer = gpu_support::Gauss {
+        input: Accessor::new(&input).with_boundary(Boundary::Clamp),
+        mask: mask.clone(),
+    };
+    let (p, pb) = (producer.ir().unwrap(), producer.bindings());
+    let kernels: Vec<ir::Kernel> = [
+        Boundary::Clamp,
+        Boundary::Repeat,
+        Boundary::Mirror,
+        Boundary::MirrorInterior,
+        Boundary::Constant(0.5),
+    ]
+    .into_iter()
+    .map(|mode| {
+        let consumer = gpu_support::Gauss {
+            input: Accessor::new(&mid).with_boundary(mode),
+            mask: mask.clone(),
+        };
+        let (c, cb) = (consumer.ir().unwrap(), consumer.bindings());
+        let (mut k, _) = ir::fold_window(&p, &pb, &c, &cb, 0, (64, 64)).expect("foldable");
+        k.name = format!("recomputed_{:?}", mode.mode());
+        k
+    })
+    .collect();
+    let configs: Vec<Config> = kernels
+        .iter()
+        .map(|k| Config::choose(k, target, Language::Cuda, None).unwrap())
+        .collect();
+    let items: Vec<(&ir::Kernel, &Config)> = kernels.iter().zip(&configs).collect();
+    let program = generate_batch(&items, target, Language::Cuda).unwrap();
+    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
+    for (info, r) in program.kernels.iter().zip(&report) {
+        assert!(r.registers > 0, "`{}` uses no registers?", info.entry);
         println!("{:<60} {:>3} registers", info.entry, r.registers);
     }
 }

@@ -64,6 +64,13 @@ pub struct Target {
     pub has_fp64: bool,
     /// Peak memory bandwidth in GB/s (for reports).
     pub memory_bandwidth_gbs: u32,
+    /// Reads from cache that recomputing a producer may add for each
+    /// device-memory access it saves: about the ratio of the first-level
+    /// cache's (or read-only path's) throughput to device memory's. A
+    /// pipeline folds a stage into a consumer that reads it through a
+    /// window when the reads recomputation adds stay within this many per
+    /// access of the intermediate saved (its write and its read back).
+    pub recompute_reads_per_access: u32,
     /// Defaults for point operators.
     pub point: ClassDefaults,
     /// Defaults for local operators.

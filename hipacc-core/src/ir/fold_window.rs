@@ -312,6 +312,72 @@ impl Inline<'_> {
         VarId(self.vars.len() as u32 - 1)
     }
 
+    /// The index `i` of an extent `n` lands on under the reading
+    /// accessor's mode (`Constant`, whose in-range index is `i`, returns
+    /// `i`): the formulas of [`crate::boundary`], the in-range case first.
+    fn remap(&mut self, i: Expr, n: Expr) -> Expr {
+        let one = i32c(1);
+        let outside = match self.mode {
+            BoundaryMode::Undefined | BoundaryMode::Constant => return i,
+            BoundaryMode::Clamp => if_else(
+                binary(BinaryOp::Lt, i.clone(), i32c(0)),
+                i32c(0),
+                binary(BinaryOp::Sub, n.clone(), one),
+            ),
+            BoundaryMode::Repeat => {
+                let mut stmts = vec![];
+                let (_, m) = self.rem_euclid(&mut stmts, i.clone(), n.clone());
+                block_expr(stmts, m)
+            }
+            BoundaryMode::Mirror => {
+                let mut stmts = vec![];
+                let period = binary(BinaryOp::Mul, i32c(2), n.clone());
+                let (p, m) = self.rem_euclid(&mut stmts, i.clone(), period);
+                let back = binary(BinaryOp::Sub, binary(BinaryOp::Sub, p, one), m.clone());
+                let value = if_else(binary(BinaryOp::Lt, m.clone(), n.clone()), m, back);
+                block_expr(stmts, value)
+            }
+            BoundaryMode::MirrorInterior => {
+                let mut stmts = vec![];
+                let period = binary(
+                    BinaryOp::Mul,
+                    i32c(2),
+                    binary(BinaryOp::Sub, n.clone(), one),
+                );
+                let (p, m) = self.rem_euclid(&mut stmts, i.clone(), period);
+                let back = binary(BinaryOp::Sub, p, m.clone());
+                let value = if_else(binary(BinaryOp::Lt, m.clone(), n.clone()), m, back);
+                if_else(
+                    binary(BinaryOp::Eq, n.clone(), i32c(1)),
+                    i32c(0),
+                    block_expr(stmts, value),
+                )
+            }
+        };
+        if_else(in_range(i.clone(), n), i, outside)
+    }
+
+    /// Pushes `let p = period; let r = i % p; let m = if r < 0 { r + p }
+    /// else { r };` (`i.rem_euclid(p)` from `%`, whose sign is the
+    /// dividend's) and returns `(p, m)`.
+    fn rem_euclid(&mut self, stmts: &mut Vec<Stmt>, i: Expr, period: Expr) -> (Expr, Expr) {
+        let (p, r, m) = (
+            self.var("period", Type::I32),
+            self.var("r", Type::I32),
+            self.var("m", Type::I32),
+        );
+        let rem = binary(BinaryOp::Rem, i, var(p));
+        let wrapped = if_else(
+            binary(BinaryOp::Lt, var(r), i32c(0)),
+            binary(BinaryOp::Add, var(r), var(p)),
+            var(r),
+        );
+        for (v, value) in [(p, period), (r, rem), (m, wrapped)] {
+            stmts.push(Stmt::Let { var: v, value });
+        }
+        (var(p), var(m))
+    }
+
     /// The producer's value at the intermediate's pixel that a read at
     /// `(dx, dy)` lands on:
     ///
@@ -344,11 +410,11 @@ impl Inline<'_> {
             },
             Stmt::Let {
                 var: qx,
-                value: remap(self.mode, var(rx), w.clone()),
+                value: self.remap(var(rx), w.clone()),
             },
             Stmt::Let {
                 var: qy,
-                value: remap(self.mode, var(ry), h.clone()),
+                value: self.remap(var(ry), h.clone()),
             },
             Stmt::Let {
                 var: sx,
@@ -380,28 +446,15 @@ impl Inline<'_> {
                 .result
                 .unwrap_or_else(|| unreachable!("checked: a result")),
         });
-        let then = Block {
-            stmts,
-            result: Some(var_of(value, ty)),
-        };
-        let (cond, els) = match &self.outside {
-            Some(c) => (inside(rx_e, ry_e, w, h), c.clone()),
-            None => (
-                Expr::new(Type::BOOL, ExprKind::Const(Literal::Bool(true))),
-                zero(ty),
+        let value = var_of(value, ty);
+        match &self.outside {
+            Some(c) => if_else(
+                inside(rx_e, ry_e, w, h),
+                block_expr(stmts, value),
+                c.clone(),
             ),
-        };
-        Expr::new(
-            ty,
-            ExprKind::If {
-                cond: Box::new(cond),
-                then: Box::new(then),
-                els: Box::new(Block {
-                    stmts: vec![],
-                    result: Some(els),
-                }),
-            },
-        )
+            None => block_expr(stmts, value),
+        }
     }
 }
 
@@ -436,59 +489,6 @@ impl Rewrite for AtSite {
     }
 }
 
-/// The index `i` of an extent `n` lands on under `mode` (not `Undefined`
-/// or `Constant`, whose in-range index is `i`): the formulas of
-/// [`crate::boundary`], with the in-range case first.
-fn remap(mode: BoundaryMode, i: Expr, n: Expr) -> Expr {
-    let one = i32c(1);
-    let outside = match mode {
-        BoundaryMode::Undefined | BoundaryMode::Constant => return i,
-        BoundaryMode::Clamp => if_else(
-            binary(BinaryOp::Lt, i.clone(), i32c(0)),
-            i32c(0),
-            binary(BinaryOp::Sub, n.clone(), one),
-        ),
-        BoundaryMode::Repeat => rem_euclid(i.clone(), n.clone()),
-        BoundaryMode::Mirror => {
-            let p = binary(BinaryOp::Mul, i32c(2), n.clone());
-            let m = rem_euclid(i.clone(), p.clone());
-            if_else(
-                binary(BinaryOp::Lt, m.clone(), n.clone()),
-                m.clone(),
-                binary(BinaryOp::Sub, binary(BinaryOp::Sub, p, one), m),
-            )
-        }
-        BoundaryMode::MirrorInterior => {
-            let p = binary(
-                BinaryOp::Mul,
-                i32c(2),
-                binary(BinaryOp::Sub, n.clone(), one),
-            );
-            let m = rem_euclid(i.clone(), p.clone());
-            if_else(
-                binary(BinaryOp::Eq, n.clone(), i32c(1)),
-                i32c(0),
-                if_else(
-                    binary(BinaryOp::Lt, m.clone(), n.clone()),
-                    m.clone(),
-                    binary(BinaryOp::Sub, p, m),
-                ),
-            )
-        }
-    };
-    if_else(in_range(i.clone(), n), i, outside)
-}
-
-/// `i.rem_euclid(n)` for `n > 0`, from `%` (sign of the dividend).
-fn rem_euclid(i: Expr, n: Expr) -> Expr {
-    let r = binary(BinaryOp::Rem, i, n.clone());
-    if_else(
-        binary(BinaryOp::Lt, r.clone(), i32c(0)),
-        binary(BinaryOp::Add, r.clone(), n),
-        r,
-    )
-}
-
 fn in_range(i: Expr, n: Expr) -> Expr {
     binary(
         BinaryOp::And,
@@ -499,6 +499,25 @@ fn in_range(i: Expr, n: Expr) -> Expr {
 
 fn inside(x: Expr, y: Expr, w: Expr, h: Expr) -> Expr {
     binary(BinaryOp::And, in_range(x, w), in_range(y, h))
+}
+
+/// `{ stmts; value }` as an expression (an `if true`).
+fn block_expr(stmts: Vec<Stmt>, value: Expr) -> Expr {
+    let ty = value.ty;
+    Expr::new(
+        ty,
+        ExprKind::If {
+            cond: Box::new(Expr::new(Type::BOOL, ExprKind::Const(Literal::Bool(true)))),
+            then: Box::new(Block {
+                stmts,
+                result: Some(value),
+            }),
+            els: Box::new(Block {
+                stmts: vec![],
+                result: Some(zero(ty)),
+            }),
+        },
+    )
 }
 
 fn if_else(cond: Expr, then: Expr, els: Expr) -> Expr {
