@@ -582,7 +582,7 @@ fn zero(ty: Type) -> Expr {
 mod tests {
     use super::*;
     use crate::ir::evaluate;
-    use crate::{kernel_body, Accessor, Boundary, Domain, Image, Kernel, Mask, Rect};
+    use crate::{kernel_body, Accessor, Boundary, Domain, Image, Kernel, Mask, Rect, Rgba};
 
     /// Point-wise, and it reads its coordinates.
     #[derive(Kernel)]
@@ -647,6 +647,35 @@ mod tests {
             convolve(&self.mask, Sum, |dx, dy| {
                 self.mask.at(dx, dy) * self.input.at(dx, dy)
             })
+        }
+    }
+
+    /// A colour stage: each lane of the input scaled differently.
+    #[derive(Kernel)]
+    #[kernel(output = Rgba<f32>)]
+    struct Tint {
+        input: Accessor<Rgba<f32>>,
+    }
+
+    #[kernel_body]
+    impl Tint {
+        fn kernel(&self) -> Rgba<f32> {
+            let p = self.input();
+            Rgba::new(p.r * 0.5, p.g + 1.0, p.b - p.r, p.a * 2.0)
+        }
+    }
+
+    /// A horizontal difference of colours.
+    #[derive(Kernel)]
+    #[kernel(output = Rgba<f32>)]
+    struct ColourEdge {
+        input: Accessor<Rgba<f32>>,
+    }
+
+    #[kernel_body]
+    impl ColourEdge {
+        fn kernel(&self) -> Rgba<f32> {
+            self.input.at(2, 0) - self.input.at(-1, 1)
         }
     }
 
@@ -827,5 +856,42 @@ mod tests {
         assert_eq!(recompute_reads(&poly.0, &blur.0, 0), (8, 2));
         // Three values of a nine-read blur.
         assert_eq!(recompute_reads(&blur.0, &gradient.0, 0), (18, 2));
+    }
+
+    #[test]
+    fn colour_intermediates_fold_with_a_constant_of_four_lanes() {
+        for (w, h) in SIZES {
+            let input = Image::from_fn(w, h, |x, y| {
+                let v = ((x * 5 + y * 3) % 11) as f32 * 0.5;
+                Rgba::new(v, v - 1.0, 2.0 - v, v * 0.25)
+            })
+            .unwrap();
+            let modes = [
+                Boundary::Constant(Rgba::new(0.25, -1.5, 3.0, 7.0)),
+                Boundary::Mirror,
+                Boundary::Repeat,
+            ];
+            for mode in modes {
+                let mid = Image::<Rgba<f32>>::new(w, h).unwrap();
+                let tint = Tint {
+                    input: Accessor::new(&input),
+                };
+                let edge = ColourEdge {
+                    input: Accessor::new(&mid).with_boundary(mode),
+                };
+                let (p, c) = (launch(&tint), launch(&edge));
+                evaluate(&p.0, &p.1, &*mid.to_dyn(), Rect::full(w, h)).unwrap();
+                let run = |(k, b): &Launch| {
+                    let out = Image::<Rgba<f32>>::new(w, h).unwrap();
+                    evaluate(k, b, &*out.to_dyn(), Rect::full(w, h)).unwrap();
+                    let px = out.to_vec().unwrap();
+                    px.iter()
+                        .flat_map(|p| [p.r, p.g, p.b, p.a].map(f32::to_bits))
+                        .collect::<Vec<u32>>()
+                };
+                let folded = fold_into(&p, &c, 0, (w, h));
+                assert_eq!(run(&folded), run(&c), "{w}x{h} {mode:?}");
+            }
+        }
     }
 }
