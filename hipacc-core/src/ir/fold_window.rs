@@ -679,6 +679,47 @@ mod tests {
         }
     }
 
+    /// A producer with a loop and a mutable local.
+    #[derive(Kernel)]
+    #[kernel(output = f32)]
+    struct Steps {
+        input: Accessor<f32>,
+    }
+
+    #[kernel_body]
+    impl Steps {
+        fn kernel(&self) -> f32 {
+            let mut s = 0.0;
+            for i in 0..3 {
+                s = s * 0.5 + self.input.at(i - 1, 0);
+            }
+            s
+        }
+    }
+
+    /// A consumer that walks a domain with `iterate`, keeping the largest
+    /// value behind an `if`.
+    #[derive(Kernel)]
+    #[kernel(output = f32)]
+    struct Largest {
+        input: Accessor<f32>,
+        window: Domain,
+    }
+
+    #[kernel_body]
+    impl Largest {
+        fn kernel(&self) -> f32 {
+            let mut best = -1.0e30;
+            iterate(&self.window, |dx, dy| {
+                let v = self.input.at(dx, dy);
+                if v > best {
+                    best = v;
+                }
+            });
+            best
+        }
+    }
+
     const SIZES: [(usize, usize); 5] = [(1, 1), (3, 2), (2, 5), (17, 9), (6, 13)];
 
     fn modes() -> [Boundary<f32>; 5] {
@@ -891,6 +932,27 @@ mod tests {
                 };
                 let folded = fold_into(&p, &c, 0, (w, h));
                 assert_eq!(run(&folded), run(&c), "{w}x{h} {mode:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn loops_and_iterate_bodies_fold() {
+        for (w, h) in SIZES {
+            let input = image(w, h, 11);
+            for mode in modes() {
+                let mid = Image::<f32>::new(w, h).unwrap();
+                let steps = Steps {
+                    input: Accessor::new(&input).with_boundary(Boundary::Mirror),
+                };
+                let largest = Largest {
+                    input: Accessor::new(&mid).with_boundary(mode),
+                    window: Domain::new(5, 3).unwrap(),
+                };
+                let (p, c) = (launch(&steps), launch(&largest));
+                fill(&p, &mid);
+                let folded = fold_into(&p, &c, 0, (w, h));
+                assert_eq!(run(&folded, w, h), run(&c, w, h), "{w}x{h} {mode:?}");
             }
         }
     }
