@@ -76,6 +76,22 @@ fn check_every_variant(kernel: &ir::Kernel, target: &Target) -> usize {
     program.kernels.len()
 }
 
+/// Compiles and assembles the chosen variant of each of `kernels` for
+/// `target`, in one program.
+fn assemble_chosen(kernels: &[ir::Kernel], target: &Target) {
+    let configs: Vec<Config> = kernels
+        .iter()
+        .map(|k| Config::choose(k, target, Language::Cuda, None).unwrap())
+        .collect();
+    let items: Vec<(&ir::Kernel, &Config)> = kernels.iter().zip(&configs).collect();
+    let program = generate_batch(&items, target, Language::Cuda).unwrap();
+    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
+    for (info, r) in program.kernels.iter().zip(&report) {
+        assert!(r.registers > 0, "`{}` uses no registers?", info.entry);
+        println!("{:<60} {:>3} registers", info.entry, r.registers);
+    }
+}
+
 #[test]
 fn every_cuda_variant_compiles_and_assembles_for_sm_90() {
     if !toolchain() {
@@ -138,16 +154,7 @@ fn interpolating_reads_compile_and_assemble_for_sm_90() {
         k
     })
     .collect();
-    let configs: Vec<Config> = kernels
-        .iter()
-        .map(|k| Config::choose(k, target, Language::Cuda, None).unwrap())
-        .collect();
-    let items: Vec<(&ir::Kernel, &Config)> = kernels.iter().zip(&configs).collect();
-    let program = generate_batch(&items, target, Language::Cuda).unwrap();
-    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
-    for (info, r) in program.kernels.iter().zip(&report) {
-        println!("{:<60} {:>3} registers", info.entry, r.registers);
-    }
+    assemble_chosen(&kernels, target);
 }
 
 #[test]
@@ -190,15 +197,5 @@ fn recomputed_pipeline_stages_compile_and_assemble_for_sm_90() {
         k
     })
     .collect();
-    let configs: Vec<Config> = kernels
-        .iter()
-        .map(|k| Config::choose(k, target, Language::Cuda, None).unwrap())
-        .collect();
-    let items: Vec<(&ir::Kernel, &Config)> = kernels.iter().zip(&configs).collect();
-    let program = generate_batch(&items, target, Language::Cuda).unwrap();
-    let report = assemble_program(&program, 90).expect("NVRTC and ptxas");
-    for (info, r) in program.kernels.iter().zip(&report) {
-        assert!(r.registers > 0, "`{}` uses no registers?", info.entry);
-        println!("{:<60} {:>3} registers", info.entry, r.registers);
-    }
+    assemble_chosen(&kernels, target);
 }

@@ -37,6 +37,7 @@ use super::{
 };
 use crate::kernel::ParamBinding;
 use crate::{Bindings, BoundaryMode, Interpolation};
+use std::cell::RefCell;
 
 /// The consumer with the producer recomputed at each of its reads of
 /// accessor slot `acc`, and the bindings to launch it over the producer's
@@ -86,18 +87,18 @@ pub fn fold_window(
         });
         Expr::new(Type::I32, ExprKind::Param(kernel.params.len() - 1))
     });
-    let mut inline = Inline {
+    let inline = Inline {
         acc,
         producer,
         shift,
         extent,
         mode,
         outside,
-        vars: std::mem::take(&mut kernel.vars),
+        vars: RefCell::new(std::mem::take(&mut kernel.vars)),
     };
     let mut body = kernel.body.clone();
     inline.block(&mut body);
-    kernel.vars = inline.vars;
+    kernel.vars = inline.vars.into_inner();
     kernel.body = body;
     Some((kernel, bindings))
 }
@@ -242,57 +243,11 @@ struct Inline<'a> {
     /// What a `Constant` read returns outside the intermediate.
     outside: Option<Expr>,
     /// The folded kernel's variables, grown by each inlined copy.
-    vars: Vec<VarInfo>,
+    vars: RefCell<Vec<VarInfo>>,
 }
 
-impl Inline<'_> {
-    fn block(&mut self, b: &mut Block) {
-        for s in &mut b.stmts {
-            match s {
-                Stmt::Let { value, .. } | Stmt::Assign { value, .. } | Stmt::Expr(value) => {
-                    self.expr(value)
-                }
-                Stmt::If { cond, then, els } => {
-                    self.expr(cond);
-                    self.block(then);
-                    self.block(els);
-                }
-                Stmt::For { body, .. } | Stmt::Iterate { body, .. } => self.block(body),
-            }
-        }
-        if let Some(r) = &mut b.result {
-            self.expr(r);
-        }
-    }
-
-    fn expr(&mut self, e: &mut Expr) {
-        match &mut e.kind {
-            ExprKind::Const(_)
-            | ExprKind::Param(_)
-            | ExprKind::Var(_)
-            | ExprKind::X
-            | ExprKind::Y => {}
-            ExprKind::Read { dx, dy, .. } | ExprKind::MaskCoef { dx, dy, .. } => {
-                self.expr(dx);
-                self.expr(dy);
-            }
-            ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) | ExprKind::Lane { arg, .. } => {
-                self.expr(arg)
-            }
-            ExprKind::Binary { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            ExprKind::Call { args, .. } | ExprKind::MakeVec(args) => {
-                args.iter_mut().for_each(|a| self.expr(a))
-            }
-            ExprKind::If { cond, then, els } => {
-                self.expr(cond);
-                self.block(then);
-                self.block(els);
-            }
-            ExprKind::Reduce { body, .. } => self.block(body),
-        }
+impl Rewrite for Inline<'_> {
+    fn rewrite(&self, e: &mut Expr) {
         if let ExprKind::Read { acc, dx, dy } = &mut e.kind {
             if *acc == self.acc {
                 let (dx, dy) = (std::mem::replace(&mut **dx, i32c(0)), (**dy).clone());
@@ -302,20 +257,24 @@ impl Inline<'_> {
             }
         }
     }
+}
 
-    fn var(&mut self, name: &str, ty: Type) -> VarId {
-        self.vars.push(VarInfo {
+impl Inline<'_> {
+    /// A new immutable variable of the folded kernel.
+    fn fresh(&self, name: &str, ty: Type) -> VarId {
+        let mut vars = self.vars.borrow_mut();
+        vars.push(VarInfo {
             name: name.to_string(),
             ty,
             mutable: false,
         });
-        VarId(self.vars.len() as u32 - 1)
+        VarId(vars.len() as u32 - 1)
     }
 
     /// The index `i` of an extent `n` lands on under the reading
     /// accessor's mode (`Constant`, whose in-range index is `i`, returns
     /// `i`): the formulas of [`crate::boundary`], the in-range case first.
-    fn remap(&mut self, i: Expr, n: Expr) -> Expr {
+    fn remap(&self, i: Expr, n: Expr) -> Expr {
         let one = i32c(1);
         let outside = match self.mode {
             BoundaryMode::Undefined | BoundaryMode::Constant => return i,
@@ -360,11 +319,11 @@ impl Inline<'_> {
     /// Pushes `let p = period; let r = i % p; let m = if r < 0 { r + p }
     /// else { r };` (`i.rem_euclid(p)` from `%`, whose sign is the
     /// dividend's) and returns `(p, m)`.
-    fn rem_euclid(&mut self, stmts: &mut Vec<Stmt>, i: Expr, period: Expr) -> (Expr, Expr) {
+    fn rem_euclid(&self, stmts: &mut Vec<Stmt>, i: Expr, period: Expr) -> (Expr, Expr) {
         let (p, r, m) = (
-            self.var("period", Type::I32),
-            self.var("r", Type::I32),
-            self.var("m", Type::I32),
+            self.fresh("period", Type::I32),
+            self.fresh("r", Type::I32),
+            self.fresh("m", Type::I32),
         );
         let rem = binary(BinaryOp::Rem, i, var(p));
         let wrapped = if_else(
@@ -391,14 +350,14 @@ impl Inline<'_> {
     ///     value
     /// } else { <the constant> }
     /// ```
-    fn recompute(&mut self, dx: Expr, dy: Expr) -> Expr {
+    fn recompute(&self, dx: Expr, dy: Expr) -> Expr {
         let ty = self.producer.output;
         let at = |base: ExprKind, d: Expr| binary(BinaryOp::Add, Expr::new(Type::I32, base), d);
         let (rx_e, ry_e) = (at(ExprKind::X, dx), at(ExprKind::Y, dy));
         let [w, h] = self.extent.clone();
-        let (rx, ry) = (self.var("rx", Type::I32), self.var("ry", Type::I32));
-        let (qx, qy) = (self.var("qx", Type::I32), self.var("qy", Type::I32));
-        let (sx, sy) = (self.var("sx", Type::I32), self.var("sy", Type::I32));
+        let (rx, ry) = (self.fresh("rx", Type::I32), self.fresh("ry", Type::I32));
+        let (qx, qy) = (self.fresh("qx", Type::I32), self.fresh("qy", Type::I32));
+        let (sx, sy) = (self.fresh("sx", Type::I32), self.fresh("sy", Type::I32));
         let mut stmts = vec![
             Stmt::Let {
                 var: rx,
@@ -426,8 +385,12 @@ impl Inline<'_> {
             },
         ];
         // A fresh copy of the producer's variables for this site.
-        let base = self.vars.len() as u32;
-        self.vars.extend(self.producer.vars.iter().cloned());
+        let base = {
+            let mut vars = self.vars.borrow_mut();
+            let base = vars.len() as u32;
+            vars.extend(self.producer.vars.iter().cloned());
+            base
+        };
         let at_site = AtSite {
             shift: Shift {
                 vars: base,
@@ -439,7 +402,7 @@ impl Inline<'_> {
         let mut body = self.producer.body.clone();
         at_site.block(&mut body);
         stmts.extend(body.stmts);
-        let value = self.var(&format!("{}_value", self.producer.name), ty);
+        let value = self.fresh(&format!("{}_value", self.producer.name), ty);
         stmts.push(Stmt::Let {
             var: value,
             value: body
