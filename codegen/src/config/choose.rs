@@ -21,7 +21,8 @@ impl Config {
     ///
     /// Heuristics: block and pixels per thread from the target's defaults for
     /// the kernel's operator class; `Regions` when some accessor needs
-    /// boundary checks and has a bounded footprint, else `Generic`; per
+    /// boundary checks and has a bounded footprint and the target's
+    /// `boundary_regions` says they pay, else `Generic`; per
     /// accessor a shared-memory tile when its footprint extent reaches the
     /// target's local-memory threshold (and the tiles fit), else the
     /// read-only path where the target has `__ldg` (CUDA), else global; masks
@@ -35,7 +36,7 @@ impl Config {
         let class = analysis::operator_class(kernel);
         let defaults = target.defaults(class);
         let fps = reach::footprints(kernel);
-        let regions = any_bounded_checks(kernel);
+        let regions = target.boundary_regions && any_bounded_checks(kernel);
         let mut config = Config {
             boundary: if regions {
                 BoundaryScheme::Regions

@@ -68,6 +68,11 @@ fn heuristics_follow_the_target() {
     assert_eq!(a.block, t("h100").local.block);
     let p = Config::choose(&k, t("pocl"), Language::OpenCl, None).unwrap();
     assert_eq!(p.memory, vec![MemoryKind::Global]);
+    assert_eq!(
+        p.boundary,
+        BoundaryScheme::Generic,
+        "regions do not pay on PoCL"
+    );
     let k = tk::kitchen_sink();
     let c = Config::choose(&k, t("amd-gcn"), Language::OpenCl, None).unwrap();
     assert_eq!(c.masks, MaskHandling::ConstantMemory, "dynamic mask");
