@@ -4,6 +4,7 @@
 //!
 //! - [`pipelines`]: multi-kernel pipelines, fused and kernel by kernel;
 //! - [`baseline`]: plain loops + rayon versions of `jacobi` and `gauss5`;
+//! - [`gpu`]: the command line and devices of the GPU benches;
 //! - [`stream`]: the STREAM triad, the machine's memory bandwidth;
 //! - [`vcycle`]: one multigrid V-cycle and the bytes its kernels must move;
 //! - [`workload`]: the workloads' data and the hipacc kernels, runnable
@@ -15,6 +16,7 @@
 //! for the multigrid V-cycle against its bandwidth bound.
 
 pub mod baseline;
+pub mod gpu;
 pub mod local;
 pub mod pipelines;
 pub mod stream;

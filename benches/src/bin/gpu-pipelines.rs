@@ -16,9 +16,10 @@
 //! asked for device launches (`HIPACC_PIPELINE=launches`) and marked: its
 //! figures check the code path, not GPU speed.
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, Result};
 use hipacc::pipeline::{Pipeline, PIPELINE_ENV};
 use hipacc::prelude::*;
+use hipacc_benches::gpu::{self, devices};
 use std::time::Instant;
 
 /// `v² a + v - 0.25`, point-wise.
@@ -90,30 +91,7 @@ fn main() {
 
 /// `--size N` (default 2048) and `--runs N` (default 11).
 fn args() -> Result<(usize, usize)> {
-    let (mut size, mut runs) = (2048, 11);
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    for pair in args.chunks(2) {
-        let value = |v: Option<&String>| -> Result<usize> {
-            let v = v.with_context(|| format!("{} needs a value", pair[0]))?;
-            v.parse().with_context(|| format!("{} {v}", pair[0]))
-        };
-        match pair[0].as_str() {
-            "--size" => size = value(pair.get(1))?,
-            "--runs" => runs = value(pair.get(1))?,
-            other => bail!("unknown argument `{other}` (expected --size N, --runs N)"),
-        }
-    }
-    ensure!(size > 0 && runs > 0, "--size and --runs must be positive");
-    Ok((size, runs))
-}
-
-fn devices() -> Vec<(&'static str, hipacc::Result<Device>)> {
-    vec![
-        ("opencl", Device::opencl()),
-        ("cuda", Device::cuda()),
-        #[cfg(feature = "wgpu")]
-        ("wgpu", Device::wgpu()),
-    ]
+    gpu::size_and_runs(2048, 11)
 }
 
 /// What one pipeline's timing found.

@@ -16,9 +16,10 @@
 //! under wgpu) is marked: its figures check the code path of each variant,
 //! not GPU speed.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use hipacc::explore::{ExploreOptions, ExploreReport};
 use hipacc::prelude::*;
+use hipacc_benches::gpu::{self, devices};
 use hipacc_benches::workload::{
     Gauss5Run, JacobiRun, GAUSS5_BYTES_PER_PIXEL, JACOBI_BYTES_PER_PIXEL,
 };
@@ -32,23 +33,7 @@ fn main() {
 
 /// `--size N` (default 2048) and `--runs N` (default 7).
 fn args() -> Result<(usize, usize)> {
-    let (mut size, mut runs) = (2048, 7);
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    for pair in args.chunks(2) {
-        let value = |v: Option<&String>| -> Result<usize> {
-            let v = v.with_context(|| format!("{} needs a value", pair[0]))?;
-            v.parse().with_context(|| format!("{} {v}", pair[0]))
-        };
-        match pair[0].as_str() {
-            "--size" => size = value(pair.get(1))?,
-            "--runs" => runs = value(pair.get(1))?,
-            other => bail!("unknown argument `{other}` (expected --size N, --runs N)"),
-        }
-    }
-    if size == 0 || runs == 0 {
-        bail!("--size and --runs must be positive");
-    }
-    Ok((size, runs))
+    gpu::size_and_runs(2048, 7)
 }
 
 fn run() -> Result<()> {
@@ -79,16 +64,6 @@ fn run() -> Result<()> {
         bail!("no GPU-style device found (OpenCL, CUDA, or wgpu with the `wgpu` feature)");
     }
     Ok(())
-}
-
-/// The GPU-style backends built in, by name.
-fn devices() -> Vec<(&'static str, hipacc::Result<Device>)> {
-    vec![
-        ("opencl", Device::opencl()),
-        ("cuda", Device::cuda()),
-        #[cfg(feature = "wgpu")]
-        ("wgpu", Device::wgpu()),
-    ]
 }
 
 /// Every variant of `kernel` at the block shape the heuristics choose.
