@@ -59,9 +59,9 @@ pub struct Target {
     /// Whether the heuristics choose boundary-region variants (one copy of
     /// the body per region of blocks, the interior's without edge tests)
     /// where a kernel's reads are bounded. They pay on GPUs, where interior
-    /// blocks then run without the tests; on PoCL the generic variant was
-    /// 5 to 15 times faster (`gpu-variants`, `gpu-pipelines`): its
-    /// work-group loops vectorise one body, not a dispatch between nine.
+    /// blocks then run without the tests; on PoCL the generic variant
+    /// measured 4 to 16 times faster with global memory (`gpu-variants` on
+    /// the Jacobi sweep, `gpu-pipelines` on a 3x3 blur).
     pub boundary_regions: bool,
     /// `__ldg` (read-only data cache) is available (CUDA, compute 3.5+).
     pub has_ldg: bool,
