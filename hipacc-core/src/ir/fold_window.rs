@@ -75,7 +75,7 @@ pub fn fold_window(
     bindings.accessors.remove(acc);
     let shift = merge_slots(producer, producer_bindings, &mut kernel, &mut bindings);
     let extent = [("width", w), ("height", h)].map(|(what, v)| {
-        let name = unused_param(&kernel, &format!("{}_{what}", snake(&producer.name)));
+        let name = unused_param(&kernel, &format!("{}_{what}", producer.name.to_lowercase()));
         let slot = ParamSlot {
             name,
             ty: Type::I32,
@@ -203,17 +203,6 @@ fn constant(ty: Type, lanes: &[Literal]) -> Option<Expr> {
         )),
         _ => None,
     }
-}
-
-fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, ch) in name.chars().enumerate() {
-        if ch.is_ascii_uppercase() && i > 0 {
-            s.push('_');
-        }
-        s.push(ch.to_ascii_lowercase());
-    }
-    s
 }
 
 /// `base`, numbered on while a parameter of `k` has the name.
