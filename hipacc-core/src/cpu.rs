@@ -169,6 +169,9 @@ pub trait WindowShape: 'static {
     /// and 25 calls per pixel cost more than the loop. As a loop it has one
     /// call site, which LLVM inlines.
     const ROLLED: bool = false;
+    /// Every `reduce` returns the value its caller computed for it at the
+    /// pixel ([`Given`]) instead of walking its window.
+    const GIVEN: bool = false;
 }
 
 /// Nothing known: windows take their size from their value.
@@ -185,6 +188,67 @@ impl WindowShape for Rolled {
     const W: usize = 0;
     const H: usize = 0;
     const ROLLED: bool = true;
+}
+
+/// Every `reduce` of the body returns the value the caller computed for it
+/// ([`with_given`]): the CPU backend computes a body's window sums a row
+/// at a time in passes of its own, then runs the compiled body around
+/// them, so the expression around the sums is native code whatever it is.
+pub enum Given {}
+impl WindowShape for Given {
+    const W: usize = 0;
+    const H: usize = 0;
+    const GIVEN: bool = true;
+}
+
+/// Most `reduce` call sites a body run in the [`Given`] shape may have.
+pub const MAX_GIVEN: usize = 8;
+
+thread_local! {
+    /// Per call site, the row of values [`Given`] reduces return, offset
+    /// so that output column `x` is at index `x`.
+    static GIVEN_ROWS: std::cell::Cell<[*const f32; MAX_GIVEN]> =
+        const { std::cell::Cell::new([std::ptr::null(); MAX_GIVEN]) };
+}
+
+/// Runs `f` with `rows[k]` as the values of the body's `k`-th `reduce`
+/// call site (in the order the sites appear in the body) for the
+/// [`Given`] shape: `rows[k][i]` is the value at output column `x0 + i`.
+/// The previous rows are restored afterwards.
+///
+/// # Panics
+/// With more than [`MAX_GIVEN`] rows.
+pub fn with_given<R>(rows: &[&[f32]], x0: usize, f: impl FnOnce() -> R) -> R {
+    assert!(rows.len() <= MAX_GIVEN, "{} given rows", rows.len());
+    let mut ptrs = [std::ptr::null(); MAX_GIVEN];
+    for (p, row) in ptrs.iter_mut().zip(rows) {
+        *p = row.as_ptr().wrapping_sub(x0);
+    }
+    let before = GIVEN_ROWS.with(|g| g.replace(ptrs));
+    struct Restore([*const f32; MAX_GIVEN]);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GIVEN_ROWS.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
+
+/// The value of call site `site` at output column `x` under [`with_given`].
+///
+/// # Safety
+/// Inside [`with_given`], with a row for `site` covering column `x`.
+#[inline(always)]
+unsafe fn given<R: Copy + 'static>(site: usize, x: isize) -> R {
+    if std::any::TypeId::of::<R>() != std::any::TypeId::of::<f32>() {
+        unreachable!("bug: a given reduction of a type other than f32");
+    }
+    let row = GIVEN_ROWS.with(|g| g.get()[site]);
+    // SAFETY: the caller's contract.
+    let v: f32 = unsafe { *row.wrapping_offset(x) };
+    // SAFETY: `R` is `f32`.
+    unsafe { std::mem::transmute_copy(&v) }
 }
 
 /// Every run-time sized mask of the launch is `W x H`, and every domain is
@@ -220,6 +284,26 @@ pub trait CpuWindow {
     fn reduce<S: WindowShape, R>(&self, f: impl Fn(i32, i32) -> R, op: impl Fn(R, R) -> R) -> R;
     /// Runs `f(dx, dy)` at every position.
     fn for_each<S: WindowShape>(&self, f: impl FnMut(i32, i32));
+    /// [`CpuWindow::reduce`] as call site `site` (numbered from 0 in the
+    /// order the body's `reduce`s and `convolve`s appear) at output column
+    /// `x`: in the [`Given`] shape, the value the caller computed.
+    ///
+    /// # Safety
+    /// In the [`Given`] shape, as [`with_given`] says.
+    #[inline(always)]
+    unsafe fn reduce_at<S: WindowShape, R: Copy + 'static>(
+        &self,
+        site: usize,
+        x: isize,
+        f: impl Fn(i32, i32) -> R,
+        op: impl Fn(R, R) -> R,
+    ) -> R {
+        if S::GIVEN {
+            // SAFETY: the caller's contract.
+            return unsafe { given::<R>(site, x) };
+        }
+        self.reduce::<S, R>(f, op)
+    }
 }
 
 /// An accessor as the CPU backend reads it: host pixels under a read lock,

@@ -10,8 +10,9 @@
 //!                                    CpuRead::read_in::<__M, __S>(&__v.f, __x, __y, __dx, __dy, None, None) })
 //! self.p                          ({ let __p = param_value(&__v.p); __p })
 //! x(), y()                        (__x as i32), (__y as i32)
-//! reduce(&self.w, Sum, |dx, dy| e)
-//!     CpuWindow::reduce::<__S, _>(&__v.w, |dx: i32, dy: i32| e, |a, b| Reducible::r_sum(a, b))
+//! reduce(&self.w, Sum, |dx, dy| e)    (the k-th `reduce`/`convolve` emitted, from 0)
+//!     CpuWindow::reduce_at::<__S, _>(&__v.w, k, __x, |dx: i32, dy: i32| e,
+//!                                    |a, b| Reducible::r_sum(a, b))
 //! iterate(&self.w, |dx, dy| { s })
 //!     CpuWindow::for_each::<__S>(&__v.w, |dx: i32, dy: i32| { s });
 //! for i in 0..2 { s }             { let i: i32 = 0i32; s } { let i: i32 = 1i32; s }
@@ -42,6 +43,11 @@ pub(crate) struct Cpu<'p> {
     /// The locals in scope where the emitter is, innermost last, with their
     /// affine form where they have one (immutable, see [`crate::affine`]).
     scope: RefCell<Vec<(String, Option<Affine>)>>,
+    /// Reductions emitted so far: the next one's call site number, by
+    /// which the core's `cpu::Given` window shape returns the value
+    /// the backend computed for it (the IR numbers its reductions in the
+    /// same order).
+    sites: std::cell::Cell<usize>,
 }
 
 impl<'p> Cpu<'p> {
@@ -50,6 +56,7 @@ impl<'p> Cpu<'p> {
         Cpu {
             paths,
             scope: RefCell::default(),
+            sites: std::cell::Cell::new(0),
         }
     }
 
@@ -286,6 +293,7 @@ impl<'p> Cpu<'p> {
                 ..
             } => {
                 let (window_trait, reducible) = (self.paths.cpu_window(), self.paths.reducible());
+                let site = Literal::usize_unsuffixed(self.sites.replace(self.sites.get() + 1));
                 let combine = quote::format_ident!("r_{}", op.to_lowercase());
                 let bound = [
                     (dx.name.clone(), Some(Affine::OPAQUE)),
@@ -295,11 +303,11 @@ impl<'p> Cpu<'p> {
                 let (dx, dy) = (&dx.tokens, &dy.tokens);
                 // Located at `reduce`: a value of the wrong type is the
                 // reduction's, not the window's.
-                let call = located(*span, quote!(#window_trait::reduce::<__S, _>));
+                let call = located(*span, quote!(#window_trait::reduce_at::<__S, _>));
                 let combine = located(*span, quote!(|__a, __b| #reducible::#combine(__a, __b)));
                 let window = field_ref(window);
                 quote_spanned! {*span=>
-                    #call(#window, |#dx: i32, #dy: i32| #body, #combine)
+                    #call(#window, #site, __x, |#dx: i32, #dy: i32| #body, #combine)
                 }
             }
             Expr::Invalid => unreachable!("bug: emitting a body that has errors"),

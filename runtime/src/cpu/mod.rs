@@ -17,7 +17,8 @@
 //!    one-dimensional passes ([`separable`]) and returns, unless the launch
 //!    is small; a body whose weighted window sums all have rank-1 masks
 //!    (and whose other reads are at offset 0) runs its sums in two passes
-//!    and the rest of the body row by row ([`split`]), as it does with
+//!    and the rest of the body row by row ([`split`]; the compiled body
+//!    around sums it is given, [`given`]), as it does with
 //!    reductions over windows that step 5 cannot write out, tap by tap
 //!    across each row ([`taps`]); `iterate`s run tap by tap across blocks
 //!    of a row where the direct path would loop over their taps per pixel
@@ -37,6 +38,7 @@
 
 mod exp;
 pub(crate) mod fused;
+mod given;
 mod interior;
 mod plan;
 pub(crate) mod replay;
@@ -134,6 +136,12 @@ impl Ready {
             }
         }
         if let Some((program, setup)) = &self.split {
+            let views = match program.given(bindings, rect) {
+                true => Some(kernel.cpu_views_in(rect)?),
+                false => None,
+            };
+            let given = views.as_ref().map(|v| given::outer::<K>(v, rect.x));
+            let outer = given.as_ref().map(|g| g as split::Outer<'_>);
             let mut out = space.image().write()?;
             let Some(rows) = as_f32(&mut out[rect.y * width..(rect.y + rect.height) * width])
             else {
@@ -142,7 +150,7 @@ impl Ready {
             let run = |(i, chunk): (usize, &mut [f32])| {
                 let y0 = rect.y + i * band;
                 let ys = y0..y0 + chunk.len() / width;
-                split::run_rows(program, setup, bindings, rect, width, ys, chunk)
+                split::run_rows(program, setup, bindings, rect, width, ys, chunk, outer)
             };
             return if serial {
                 rows.chunks_mut(band * width).enumerate().try_for_each(run)
@@ -258,7 +266,14 @@ impl Prepared {
             return Ok(false);
         };
         let bindings = kernel.bindings();
-        split::run_rows(&program, &setup, &bindings, self.rect, self.width, ys, rows)?;
+        let views = match program.given(&bindings, self.rect) {
+            true => Some(kernel.cpu_views_in(self.rect)?),
+            false => None,
+        };
+        let given = views.as_ref().map(|v| given::outer::<K>(v, self.rect.x));
+        let outer = given.as_ref().map(|g| g as split::Outer<'_>);
+        let (rect, width) = (self.rect, self.width);
+        split::run_rows(&program, &setup, &bindings, rect, width, ys, rows, outer)?;
         Ok(true)
     }
 

@@ -80,3 +80,16 @@ macro_rules! dispatch {
     };
 }
 pub(crate) use dispatch;
+
+/// Asks the cache hierarchy for the line holding `p` (a hint: it never
+/// faults, and does nothing where the target has no such instruction).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}

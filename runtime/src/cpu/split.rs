@@ -59,6 +59,12 @@
 //! bilateral weight then moves by about 3 ε relative, its weighted mean by
 //! about `6 ε max |v|` (checked at `64 ε (1 + |e|)` against the evaluator).
 //!
+//! The expression around the sums runs as the kernel's compiled body
+//! where it can ([`Program::given`], `super::given`): one vectorised loop
+//! per row instead of a pass per operation, with the same bits. While a
+//! row is computed, the source row the next one gathers first is
+//! prefetched, so that its copy does not wait on memory.
+//!
 //! The result of a two-pass sum equals the direct one up to rounding: the expression around
 //! the sums and `E` are the same f32 operations, and a sum of `n` terms
 //! regrouped into two passes (each tap a fused multiply-add) differs from
@@ -162,19 +168,13 @@ impl Tape {
         self.ops.len() - 1
     }
 
-    /// The accessor slots the tape reads.
-    fn reads(&self) -> Vec<usize> {
-        let mut r: Vec<usize> = self
-            .ops
-            .iter()
-            .filter_map(|op| match op {
-                Op::Read(a) => Some(*a),
-                _ => None,
-            })
-            .collect();
-        r.sort_unstable();
-        r.dedup();
-        r
+    /// The accessor slots the tape reads, each once, in the order of
+    /// their first read (without allocating: it runs per row).
+    fn reads(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ops.iter().enumerate().filter_map(|(i, op)| match op {
+            Op::Read(a) if !self.ops[..i].contains(op) => Some(*a),
+            _ => None,
+        })
     }
 }
 
@@ -245,6 +245,37 @@ pub(crate) struct Program {
     sums: Vec<Sum>,
     walks: Vec<Walk>,
     outer: Tape,
+}
+
+/// The expression around a program's sums as the kernel's compiled body
+/// computes it (`hipacc_core::cpu::Given`): called per output row with
+/// the row, the rows of the sums (from the space's first column) and the
+/// output row.
+pub(crate) type Outer<'o> = &'o (dyn Fn(usize, &[&[f32]], &mut [f32]) + Sync);
+
+impl Program {
+    /// Whether the compiled body can compute the expression around the
+    /// sums over `space` with `bindings`, from the sums' rows: no
+    /// `iterate`s (their variables live in rows of the tape), no `exp`
+    /// (the tape's is a vectorised polynomial, the body's the C library's,
+    /// and each must give the bits of the other), at most
+    /// [`hipacc_core::cpu::MAX_GIVEN`] sums, and every read of the
+    /// expression (all at offset 0) inside its accessor's region, so the
+    /// body reads unchecked.
+    pub(crate) fn given(&self, bindings: &Bindings, space: Rect) -> bool {
+        self.walks.is_empty()
+            && self.sums.len() <= hipacc_core::cpu::MAX_GIVEN
+            && !self
+                .outer
+                .ops
+                .iter()
+                .any(|op| matches!(op, Op::Exp(_) | Op::ExpScaled { .. }))
+            && self.outer.reads().all(|a| {
+                bindings.accessors.get(a).is_some_and(|b| {
+                    b.region.width >= space.width && b.region.height >= space.height
+                })
+            })
+    }
 }
 
 /// The program of `k`'s body, if it has the shape this module runs.
@@ -647,6 +678,14 @@ impl Taps {
             Taps::Each { width, .. } => *width,
         }
     }
+
+    /// Rows of the window.
+    fn height(&self) -> usize {
+        match self {
+            Taps::Passes(_, ky) => ky.len(),
+            Taps::Each { rows, .. } => rows.len(),
+        }
+    }
 }
 
 /// The values of a launch: masks factored or laid out as taps,
@@ -786,6 +825,25 @@ impl Source<'_> {
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
     }
 
+    /// Asks the cache for region row `py` (its pixels inside the region),
+    /// which a later gather reads: the row then arrives from memory while
+    /// the rows before it are computed, rather than when the gather's
+    /// copy stalls on it.
+    fn prefetch(&self, py: i64) {
+        let mode = match self.mode {
+            BoundaryMode::Undefined => BoundaryMode::Clamp,
+            m => m,
+        };
+        let Some(ry) = mode.remap(py, self.region.height as i64) else {
+            return;
+        };
+        let start = (ry as usize + self.region.y - self.row0) * self.stride + self.region.x;
+        let row = &self.pixels()[start..start + self.region.width];
+        for line in row.chunks(16) {
+            super::simd::prefetch(line.as_ptr());
+        }
+    }
+
     /// Region positions `(q0 + i, py)` for `i` in `0..out.len()`, through
     /// the boundary condition.
     fn gather(&self, py: i64, q0: i64, out: &mut [f32]) {
@@ -822,8 +880,10 @@ thread_local! {
 }
 
 /// Computes the output rows `ys` of `space` into `rows` (whole rows of
-/// `out_width` from row `ys.start`). Reads through the row windows
-/// registered on this thread, if any.
+/// `out_width` from row `ys.start`), the expression around the sums by
+/// `outer` where given ([`Program::given`]), else by the tape. Reads
+/// through the row windows registered on this thread, if any.
+#[allow(clippy::too_many_arguments)] // the launch's parts, as its callers hold them
 pub(crate) fn run_rows(
     program: &Program,
     setup: &Setup,
@@ -832,6 +892,7 @@ pub(crate) fn run_rows(
     out_width: usize,
     ys: Range<usize>,
     rows: &mut [f32],
+    outer: Option<Outer<'_>>,
 ) -> Result<()> {
     if ys.is_empty() || space.width == 0 {
         return Ok(());
@@ -855,7 +916,7 @@ pub(crate) fn run_rows(
         });
     }
     SCRATCH.with_borrow_mut(|scratch| {
-        Strip::new(program, setup, &sources, space, scratch).rows(ys, rows, out_width)
+        Strip::new(program, setup, &sources, space, scratch).rows(ys, rows, out_width, outer)
     });
     Ok(())
 }
@@ -914,7 +975,13 @@ impl<'a> Strip<'a> {
         v
     }
 
-    fn rows(mut self, ys: Range<usize>, out: &mut [f32], out_width: usize) {
+    fn rows(
+        mut self,
+        ys: Range<usize>,
+        out: &mut [f32],
+        out_width: usize,
+        native: Option<Outer<'_>>,
+    ) {
         let w = self.space.width;
         let program = self.program;
         let sums = &program.sums;
@@ -968,10 +1035,31 @@ impl<'a> Strip<'a> {
             self.results.push(result);
         }
         let first = (ys.start - self.space.y) as i64;
+        // The accessors the sums read, and how far below the output row
+        // their windows reach: the row the next output row gathers first.
+        let below = self.setup.taps.iter().map(|t| t.height() / 2).max();
+        let mut summed: Vec<usize> = sums.iter().flat_map(|s| s.summand.reads()).collect();
+        summed.sort_unstable();
+        summed.dedup();
         for (r, orow) in out.chunks_exact_mut(out_width).take(ys.len()).enumerate() {
             let py = first + r as i64;
+            if let Some(below) = below.filter(|_| r + 1 < ys.len()) {
+                for &a in &summed {
+                    self.sources[a].prefetch(py + 1 + below as i64);
+                }
+            }
             for k in 0..sums.len() {
                 self.sum_row(k, py, r == 0);
+            }
+            let x0 = self.space.x;
+            if let Some(native) = native {
+                let mut given: [&[f32]; hipacc_core::cpu::MAX_GIVEN] =
+                    [&[]; hipacc_core::cpu::MAX_GIVEN];
+                for (g, r) in given.iter_mut().zip(&self.results) {
+                    *g = &r[..w];
+                }
+                native(ys.start + r, &given[..sums.len()], &mut orow[x0..x0 + w]);
+                continue;
             }
             // The expression around the sums, at offset 0.
             let outer = &program.outer;
@@ -1000,7 +1088,6 @@ impl<'a> Strip<'a> {
                 tap: &[],
                 skip: &[],
             };
-            let x0 = self.space.x;
             let dest = Some(&mut orow[x0..x0 + w]);
             eval_into(outer, w, &env, &mut self.regs, &mut walk, dest);
         }
@@ -1096,13 +1183,22 @@ impl<'a> Strip<'a> {
             horizontal(e, kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
         }
         let ring = &self.rings[k];
-        let order: Vec<&[f32]> = (0..h)
-            .map(|j| {
-                let slot = (py - cy + j as i64).rem_euclid(h as i64) as usize;
-                &ring[slot * w..(slot + 1) * w]
-            })
-            .collect();
-        vertical(&order, ky, &mut self.results[k][..w]);
+        let row = |j: usize| {
+            let slot = (py - cy + j as i64).rem_euclid(h as i64) as usize;
+            &ring[slot * w..(slot + 1) * w]
+        };
+        // On the stack for the masks of up to 15 rows that filters use.
+        const ROWS: usize = 15;
+        let out = &mut self.results[k][..w];
+        if h <= ROWS {
+            let mut order: [&[f32]; ROWS] = [&[]; ROWS];
+            for (j, o) in order.iter_mut().enumerate().take(h) {
+                *o = row(j);
+            }
+            vertical(&order[..h], ky, out);
+        } else {
+            vertical(&(0..h).map(row).collect::<Vec<_>>(), ky, out);
+        }
     }
 }
 
@@ -1137,7 +1233,6 @@ impl Walker<'_> {
         let at = |q: usize| &values[q * per_tap..(q + 1) * per_tap];
         let (cx, cy) = ((width / 2) as i64, (rows.len() / 2) as i64);
         let n = w + width - 1;
-        let reads = walk.body.reads();
         let rows: Vec<(usize, &[(usize, f32)])> = rows
             .iter()
             .enumerate()
@@ -1147,7 +1242,7 @@ impl Walker<'_> {
         // Every window row the body reads, row `k` at `k * n`.
         for (k, &(j, _)) in rows.iter().enumerate() {
             let sy = py - cy + j as i64;
-            for &a in &reads {
+            for a in walk.body.reads() {
                 self.sources[a].gather(sy, -cx, &mut self.reads[a][k * n..(k + 1) * n]);
             }
         }
@@ -1511,7 +1606,6 @@ dispatch! {
     /// tap order (blocked as [`horizontal`]).
     fn vertical<>(rows: &[&[f32]], ky: &[f32], out: &mut [f32]) {
         let w = out.len();
-        let rows: Vec<&[f32]> = rows.iter().map(|r| &r[..w]).collect();
         let mut blocks = out.chunks_exact_mut(PASS_LANES);
         for (b, o) in blocks.by_ref().enumerate() {
             let x = b * PASS_LANES;
