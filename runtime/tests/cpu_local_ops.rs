@@ -206,6 +206,54 @@ where
     }
 }
 
+/// Masks that do not separate, with zero weights (skipped) and weights of
+/// 1 and -1 (added and subtracted): a Laplacian, a Laplacian of Gaussian,
+/// and a mask mixing them with weights whose products round (so the order
+/// and rounding of every sum show in the bits). Each row runs in
+/// register-held blocks and must give the evaluator's bits, over whole
+/// images and a space inside one.
+#[test]
+fn masks_with_zero_and_unit_weights_match_the_evaluator() {
+    let laplace = [[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]];
+    let mixed = [[0.0, 1.0, 0.1], [-1.0, 1.0 / 3.0, 0.0], [0.7, -1.0, 0.0]];
+    let log = [
+        [0.0, 0.0, -1.0, 0.0, 0.0],
+        [0.0, -1.0, -2.0, -1.0, 0.0],
+        [-1.0, -2.0, 16.0, -2.0, -1.0],
+        [0.0, -1.0, -2.0, -1.0, 0.0],
+        [0.0, 0.0, -1.0, 0.0, 0.0],
+    ];
+    for size in SIZES.iter().copied().chain([(67, 41)]) {
+        let src = Image::from_fn(size.0, size.1, |x, y| value(x, y) as f32).expect("image");
+        let inner = Rect::new(
+            size.0 / 4,
+            size.1 / 3,
+            size.0 - size.0 / 4,
+            size.1 - size.1 / 3,
+        );
+        for space in [Rect::full(size.0, size.1), inner] {
+            for b in boundaries(0.375f32) {
+                let what = format!("{size:?} {space:?} {b:?}");
+                let acc = Accessor::new(&src).with_boundary(b);
+                for (name, m) in [("laplace", laplace), ("mixed", mixed)] {
+                    let k = Conv3Scaled {
+                        input: acc.clone(),
+                        mask: Mask::fixed(m).expect("mask"),
+                        scale: 0.25,
+                    };
+                    check(&format!("{name} {what}"), &k, size, space);
+                }
+                let k = Conv5Scaled {
+                    input: acc,
+                    mask: Mask::fixed(log).expect("mask"),
+                    scale: -0.5,
+                };
+                check(&format!("log {what}"), &k, size, space);
+            }
+        }
+    }
+}
+
 #[test]
 fn convolutions_with_bodies_match_the_evaluator() {
     for size in SIZES {
@@ -366,6 +414,51 @@ fn iterate_over_domains_matches_the_evaluator() {
                     );
                     check(&what, &k, size, space);
                 }
+            }
+        }
+    }
+}
+
+/// Two such convolutions as a pipeline: computed strip by strip (the
+/// intermediate's rows recomputed per strip) they give the bits of the
+/// two launches, on every mode and odd sizes.
+#[test]
+fn pipelines_of_masks_that_do_not_separate_equal_their_launches() {
+    let laplace = [[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]];
+    let mixed = [[0.0, 1.0, 0.1], [-1.0, 1.0 / 3.0, 0.0], [0.7, -1.0, 0.0]];
+    for size in [(1, 1), (3, 2), (67, 41), (130, 97)] {
+        let src = Image::from_fn(size.0, size.1, |x, y| value(x, y) as f32).expect("image");
+        for b in boundaries(0.375f32) {
+            let (mid, out) = (
+                Image::<f32>::new(size.0, size.1).expect("mid"),
+                Image::<f32>::new(size.0, size.1).expect("out"),
+            );
+            let first = Conv3Scaled {
+                input: Accessor::new(&src).with_boundary(b),
+                mask: Mask::fixed(laplace).expect("mask"),
+                scale: 0.5,
+            };
+            let second = Conv3Scaled {
+                input: Accessor::new(&mid).with_boundary(b),
+                mask: Mask::fixed(mixed).expect("mask"),
+                scale: 1.5,
+            };
+            let (sm, so) = (IterationSpace::full(&mid), IterationSpace::full(&out));
+            for device in [Device::cpu_serial_below(0), Device::cpu()] {
+                out.write().expect("out").fill(f32::NAN);
+                hipacc::pipeline::Pipeline::new()
+                    .stage(&first, &sm)
+                    .stage(&second, &so)
+                    .execute(&device)
+                    .expect("fused");
+                let fused = bits(&out);
+                first.execute(&device, &sm).expect("first");
+                second.execute(&device, &so).expect("second");
+                assert_eq!(
+                    fused,
+                    bits(&out),
+                    "{size:?} {b:?}: fused and unfused differ"
+                );
             }
         }
     }

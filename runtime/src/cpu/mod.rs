@@ -36,6 +36,7 @@
 //!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
 //!    their positions written out as for a mask of fixed size.
 
+mod dense;
 mod exp;
 pub(crate) mod fused;
 mod given;

@@ -259,7 +259,9 @@ pub(crate) fn factors(
 }
 
 /// The float types the passes run in.
-trait Float: Pixel + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+pub(super) trait Float:
+    Pixel + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self>
+{
     /// Machine epsilon.
     const EPSILON: f64;
     /// `v` rounded to this type.
@@ -370,11 +372,26 @@ pub(crate) fn run<T: Pixel>(
         return Ok(false);
     };
     let mask = weights.mask(conv.stride);
-    match conv.fold {
-        Fold::Sum => run_step::<T, Weighted>(acc, mask, out, out_width, space),
-        Fold::Min => run_step::<T, Smallest>(acc, mask, out, out_width, space),
-        Fold::Max => run_step::<T, Largest>(acc, mask, out, out_width, space),
+    let done = match conv.fold {
+        Fold::Sum => run_step::<T, Weighted>(acc, mask, out, out_width, space)?,
+        Fold::Min => run_step::<T, Smallest>(acc, mask, out, out_width, space)?,
+        Fold::Max => run_step::<T, Largest>(acc, mask, out, out_width, space)?,
+    };
+    match dense(conv, &weights).filter(|_| !done) {
+        Some(d) => super::dense::run(acc, &d, out, out_width, space),
+        None => Ok(done),
     }
+}
+
+/// A weighted mask sum at stride 1 as [`super::dense`] runs it, for masks
+/// that do not separate.
+fn dense(conv: Convolution, weights: &LaunchWeights) -> Option<super::dense::Dense<'_>> {
+    let plain = conv.fold == Fold::Sum && conv.stride == (1, 1);
+    (plain && matches!(conv.window, Weights::Mask(_))).then_some(super::dense::Dense {
+        coefficients: &weights.coefficients,
+        size: weights.size,
+        scale: weights.scale,
+    })
 }
 
 /// [`run`] with the operator `S` of the convolution's fold.
@@ -419,10 +436,14 @@ pub(crate) fn run_rows<T: Pixel>(
         first,
         out_width,
     };
-    match conv.fold {
-        Fold::Sum => rows_step::<T, Weighted>(acc, mask, band, rows),
-        Fold::Min => rows_step::<T, Smallest>(acc, mask, band, rows),
-        Fold::Max => rows_step::<T, Largest>(acc, mask, band, rows),
+    let done = match conv.fold {
+        Fold::Sum => rows_step::<T, Weighted>(acc, mask, band, rows)?,
+        Fold::Min => rows_step::<T, Smallest>(acc, mask, band, rows)?,
+        Fold::Max => rows_step::<T, Largest>(acc, mask, band, rows)?,
+    };
+    match dense(conv, &weights).filter(|_| !done) {
+        Some(d) => super::dense::run_rows(acc, &d, rows, out_width, space, ys),
+        None => Ok(done),
     }
 }
 
@@ -528,7 +549,7 @@ struct Mask<'a> {
 }
 
 /// `out` as a slice of `F`, when `T` is `F`.
-fn as_float<T: Pixel, F: Float>(out: &mut [T]) -> Option<&mut [F]> {
+pub(super) fn as_float<T: Pixel, F: Float>(out: &mut [T]) -> Option<&mut [F]> {
     (TypeId::of::<T>() == TypeId::of::<F>()).then(|| {
         // SAFETY: `T` and `F` are the same type (same type id), so the slice
         // is reinterpreted as itself.
@@ -617,18 +638,18 @@ fn band_rows<T>(width: usize, taps: usize, sy: usize) -> usize {
 }
 
 /// The accessor's pixels and how reads outside its region resolve.
-struct Source<'a, T> {
-    pixels: &'a [T],
-    stride: usize,
-    region: Rect,
-    mode: BoundaryMode,
-    constant: T,
+pub(super) struct Source<'a, T> {
+    pub(super) pixels: &'a [T],
+    pub(super) stride: usize,
+    pub(super) region: Rect,
+    pub(super) mode: BoundaryMode,
+    pub(super) constant: T,
 }
 
 impl<T: Float> Source<'_, T> {
     /// Row `r` of the region (region-relative, remapped), or `None` where
     /// the boundary gives the constant.
-    fn row(&self, r: i64) -> Option<&[T]> {
+    pub(super) fn row(&self, r: i64) -> Option<&[T]> {
         let rh = self.region.height as i64;
         let r = match self.mode.remap(r, rh) {
             Some(r) => r,
@@ -641,7 +662,7 @@ impl<T: Float> Source<'_, T> {
     }
 
     /// Column `c` of `row` (region-relative, remapped).
-    fn at(&self, row: &[T], c: i64) -> T {
+    pub(super) fn at(&self, row: &[T], c: i64) -> T {
         let n = row.len() as i64;
         match self.mode.remap(c, n) {
             Some(c) => row[c as usize],
