@@ -741,21 +741,15 @@ super::simd::dispatch! {
             rest = tail;
             let rows = &buf[sy * i * sw..];
             let out = |r: usize| space.x + r * out_width..space.x + r * out_width + sw;
+            let ky = (&taps.ky[..], taps.scale);
             if n == VERTICAL_ROWS {
                 let [a, b, c, d] = block.get_disjoint_mut([out(0), out(1), out(2), out(3)])
                     .unwrap_or_else(|e| unreachable!("bug: {e}"));
-                vertical_block::<T, S, VERTICAL_ROWS>(rows, sy, &taps.ky, [a, b, c, d]);
+                vertical_block::<T, S, VERTICAL_ROWS>(rows, sy, ky, [a, b, c, d]);
             } else {
                 for r in 0..n {
                     let row = &rows[sy * r * sw..];
-                    vertical_block::<T, S, 1>(row, sy, &taps.ky, [&mut block[out(r)]]);
-                }
-            }
-            if let Some(s) = taps.scale {
-                for r in 0..n {
-                    for d in &mut block[out(r)] {
-                        *d = *d * s;
-                    }
+                    vertical_block::<T, S, 1>(row, sy, ky, [&mut block[out(r)]]);
                 }
             }
             i += n;
@@ -772,22 +766,49 @@ const VERTICAL_ROWS: usize = 4;
 
 /// The vertical pass of `R` output rows (`out`, each as wide as a row of
 /// horizontal sums) from the rows of horizontal sums `rows`: output row
-/// `q` combines rows `sy · q ..` `sy · q + ky.len()`.
+/// `q` combines rows `sy · q ..` `sy · q + ky.len()`, then is multiplied
+/// by the factor, if any, in the same loop (a box mean's `1 / area`: no
+/// second pass over the output rows).
 #[inline(always)]
 fn vertical_block<T: Float, S: Step, const R: usize>(
     rows: &[T],
     sy: usize,
+    (ky, scale): (&[T], Option<T>),
+    out: [&mut [T]; R],
+) {
+    match scale {
+        Some(s) => vertical_scaled::<T, S, R, true>(rows, sy, ky, s, out),
+        None => vertical_scaled::<T, S, R, false>(rows, sy, ky, T::default(), out),
+    }
+}
+
+/// [`vertical_block`] with the factor `s` applied where `SCALED`.
+#[inline(always)]
+fn vertical_scaled<T: Float, S: Step, const R: usize, const SCALED: bool>(
+    rows: &[T],
+    sy: usize,
     ky: &[T],
+    s: T,
     out: [&mut [T]; R],
 ) {
     match ky.len() {
-        3 => vertical_taps::<T, S, 3, R>(rows, sy, ky, out),
-        5 => vertical_taps::<T, S, 5, R>(rows, sy, ky, out),
-        7 => vertical_taps::<T, S, 7, R>(rows, sy, ky, out),
+        3 => vertical_taps::<T, S, 3, R, SCALED>(rows, sy, ky, s, out),
+        5 => vertical_taps::<T, S, 5, R, SCALED>(rows, sy, ky, s, out),
+        7 => vertical_taps::<T, S, 7, R, SCALED>(rows, sy, ky, s, out),
         _ if std::mem::size_of::<T>() == 4 => {
-            vertical_wide::<T, S, R, { BLOCK_BYTES / 4 }>(rows, sy, ky, out)
+            vertical_wide::<T, S, R, { BLOCK_BYTES / 4 }, SCALED>(rows, sy, ky, s, out)
         }
-        _ => vertical_wide::<T, S, R, { BLOCK_BYTES / 8 }>(rows, sy, ky, out),
+        _ => vertical_wide::<T, S, R, { BLOCK_BYTES / 8 }, SCALED>(rows, sy, ky, s, out),
+    }
+}
+
+/// `v · s` where `SCALED`, else `v`.
+#[inline(always)]
+fn scaled<T: Float, const SCALED: bool>(v: T, s: T) -> T {
+    if SCALED {
+        v * s
+    } else {
+        v
     }
 }
 
@@ -796,10 +817,11 @@ fn vertical_block<T: Float, S: Step, const R: usize>(
 /// while the taps run; each output adds its taps top to bottom, the first
 /// product as the initial value.
 #[inline(always)]
-fn vertical_wide<T: Float, S: Step, const R: usize, const B: usize>(
+fn vertical_wide<T: Float, S: Step, const R: usize, const B: usize, const SCALED: bool>(
     rows: &[T],
     sy: usize,
     ky: &[T],
+    s: T,
     mut out: [&mut [T]; R],
 ) {
     let sw = out[0].len();
@@ -827,7 +849,9 @@ fn vertical_wide<T: Float, S: Step, const R: usize, const B: usize>(
             }
         }
         for (o, acc) in out.iter_mut().zip(&v) {
-            o[x..x + B].copy_from_slice(acc);
+            for (d, &a) in o[x..x + B].iter_mut().zip(acc) {
+                *d = scaled::<T, SCALED>(a, s);
+            }
         }
     }
     for (q, o) in out.into_iter().enumerate() {
@@ -837,7 +861,7 @@ fn vertical_wide<T: Float, S: Step, const R: usize, const B: usize>(
             for (j, &k) in ky.iter().enumerate().skip(1) {
                 v = S::next(k, rows[base + j * sw + x], v);
             }
-            *d = v;
+            *d = scaled::<T, SCALED>(v, s);
         }
     }
 }
@@ -846,10 +870,11 @@ fn vertical_wide<T: Float, S: Step, const R: usize, const B: usize>(
 /// rows at once: all taps per pixel in one loop (no partial sums stored),
 /// the order of additions of [`vertical_wide`].
 #[inline(always)]
-fn vertical_taps<T: Float, S: Step, const N: usize, const R: usize>(
+fn vertical_taps<T: Float, S: Step, const N: usize, const R: usize, const SCALED: bool>(
     rows: &[T],
     sy: usize,
     ky: &[T],
+    s: T,
     out: [&mut [T]; R],
 ) {
     let sw = out[0].len();
@@ -865,7 +890,7 @@ fn vertical_taps<T: Float, S: Step, const N: usize, const R: usize>(
             }
         }
         for q in 0..R {
-            out[q][x] = v[q];
+            out[q][x] = scaled::<T, SCALED>(v[q], s);
         }
     }
 }
