@@ -172,6 +172,10 @@ pub trait WindowShape: 'static {
     /// Every `reduce` returns the value its caller computed for it at the
     /// pixel ([`Given`]) instead of walking its window.
     const GIVEN: bool = false;
+    /// With [`WindowShape::GIVEN`]: where not 0, the caller gave each
+    /// `reduce` this many rows and weights instead of values
+    /// ([`GivenRows`]), and the value is their weighted sum.
+    const GIVEN_ROWS: usize = 0;
 }
 
 /// Nothing known: windows take their size from their value.
@@ -199,6 +203,90 @@ impl WindowShape for Given {
     const W: usize = 0;
     const H: usize = 0;
     const GIVEN: bool = true;
+}
+
+/// As [`Given`], but each `reduce` returns `Σ_j k[j] · rows[j][x]` over
+/// `H` rows and weights the caller gave ([`with_given_rows`]), in the
+/// order of a vertical pass: the first product, then one fused
+/// multiply-add per row. The last pass of a two-pass sum then runs in the
+/// body's own loop instead of writing a row the body reads back.
+pub enum GivenRows<const H: usize> {}
+impl<const H: usize> WindowShape for GivenRows<H> {
+    const W: usize = 0;
+    const H: usize = 0;
+    const GIVEN: bool = true;
+    const GIVEN_ROWS: usize = H;
+}
+
+/// Most rows a [`GivenRows`] sum may have.
+pub const MAX_GIVEN_ROWS: usize = 7;
+
+/// The rows and weights of one [`GivenRows`] sum.
+#[derive(Clone, Copy)]
+struct RowSum {
+    rows: [*const f32; MAX_GIVEN_ROWS],
+    k: [f32; MAX_GIVEN_ROWS],
+}
+
+thread_local! {
+    static GIVEN_SUMS: std::cell::Cell<[RowSum; MAX_GIVEN]> = const {
+        std::cell::Cell::new(
+            [RowSum { rows: [std::ptr::null(); MAX_GIVEN_ROWS], k: [0.0; MAX_GIVEN_ROWS] };
+                MAX_GIVEN],
+        )
+    };
+}
+
+/// Runs `f` with `sums[s]` as the rows and weights of the body's `s`-th
+/// `reduce` call site for the [`GivenRows`] shape: `rows[j][i]` is row
+/// `j`'s value at output column `x0 + i`. The previous ones are restored
+/// afterwards.
+///
+/// # Panics
+/// With more than [`MAX_GIVEN`] sums, or a sum of more than
+/// [`MAX_GIVEN_ROWS`] rows or of rows and weights of different counts.
+pub fn with_given_rows<R>(sums: &[(&[&[f32]], &[f32])], x0: usize, f: impl FnOnce() -> R) -> R {
+    assert!(sums.len() <= MAX_GIVEN, "{} given sums", sums.len());
+    let mut given = GIVEN_SUMS.with(|g| g.get());
+    let before = given;
+    for (g, (rows, k)) in given.iter_mut().zip(sums) {
+        assert!(rows.len() <= MAX_GIVEN_ROWS && rows.len() == k.len());
+        for (p, row) in g.rows.iter_mut().zip(rows.iter()) {
+            *p = row.as_ptr().wrapping_sub(x0);
+        }
+        g.k[..k.len()].copy_from_slice(k);
+    }
+    GIVEN_SUMS.with(|g| g.set(given));
+    struct Restore([RowSum; MAX_GIVEN]);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            GIVEN_SUMS.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(before);
+    f()
+}
+
+/// The weighted sum of call site `site`'s `H` rows at output column `x`
+/// under [`with_given_rows`].
+///
+/// # Safety
+/// Inside [`with_given_rows`], with `H` rows for `site` covering column
+/// `x`.
+#[inline(always)]
+unsafe fn given_rows<R: Copy + 'static, const H: usize>(site: usize, x: isize) -> R {
+    if std::any::TypeId::of::<R>() != std::any::TypeId::of::<f32>() {
+        unreachable!("bug: a given reduction of a type other than f32");
+    }
+    let g = GIVEN_SUMS.with(|g| g.get()[site]);
+    // SAFETY: the caller's contract.
+    let at = |j: usize| unsafe { *g.rows[j].wrapping_offset(x) };
+    let mut v = g.k[0] * at(0);
+    for j in 1..H {
+        v = g.k[j].mul_add(at(j), v);
+    }
+    // SAFETY: `R` is `f32`.
+    unsafe { std::mem::transmute_copy(&v) }
 }
 
 /// Most `reduce` call sites a body run in the [`Given`] shape may have.
@@ -286,10 +374,12 @@ pub trait CpuWindow {
     fn for_each<S: WindowShape>(&self, f: impl FnMut(i32, i32));
     /// [`CpuWindow::reduce`] as call site `site` (numbered from 0 in the
     /// order the body's `reduce`s and `convolve`s appear) at output column
-    /// `x`: in the [`Given`] shape, the value the caller computed.
+    /// `x`: in the [`Given`] shape, the value the caller computed; in
+    /// [`GivenRows`], the weighted sum of the rows it gave.
     ///
     /// # Safety
-    /// In the [`Given`] shape, as [`with_given`] says.
+    /// In the [`Given`] or [`GivenRows`] shape, as [`with_given`] or
+    /// [`with_given_rows`] says.
     #[inline(always)]
     unsafe fn reduce_at<S: WindowShape, R: Copy + 'static>(
         &self,
@@ -300,7 +390,14 @@ pub trait CpuWindow {
     ) -> R {
         if S::GIVEN {
             // SAFETY: the caller's contract.
-            return unsafe { given::<R>(site, x) };
+            return unsafe {
+                match S::GIVEN_ROWS {
+                    3 => given_rows::<R, 3>(site, x),
+                    5 => given_rows::<R, 5>(site, x),
+                    7 => given_rows::<R, 7>(site, x),
+                    _ => given::<R>(site, x),
+                }
+            };
         }
         self.reduce::<S, R>(f, op)
     }

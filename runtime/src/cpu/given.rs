@@ -9,8 +9,9 @@
 //! pixel. That is one vectorised loop per row, as the direct path's
 //! interior, whatever the expression.
 
+use super::split::Sums;
 use super::{interior_loop, LoopShape};
-use hipacc_core::cpu::Given;
+use hipacc_core::cpu::{with_given, with_given_rows, Given, GivenRows};
 use hipacc_core::KernelBody;
 
 /// The expression around a [`super::split`] program's sums, computed by `K`'s
@@ -23,14 +24,24 @@ use hipacc_core::KernelBody;
 pub(super) fn outer<'v, 'a, K: KernelBody>(
     views: &'v K::CpuViews<'a>,
     x0: usize,
-) -> impl Fn(usize, &[&[f32]], &mut [f32]) + Sync + use<'v, 'a, K> {
+) -> impl Fn(usize, Sums<'_>, &mut [f32]) + Sync + use<'v, 'a, K> {
     move |y, sums, row| {
         let Some(row) = from_f32::<K::Output>(row) else {
             unreachable!("bug: an f32 program for another output type");
         };
-        hipacc_core::cpu::with_given(sums, x0, || {
-            interior_loop::<K, Given>(LoopShape::Plain, views, x0 as isize, y as isize, row);
-        });
+        let (xs, y) = (x0 as isize, y as isize);
+        let plain = LoopShape::Plain;
+        match sums {
+            Sums::Values(v) => with_given(v, x0, || {
+                interior_loop::<K, Given>(plain, views, xs, y, row);
+            }),
+            Sums::Rows(r) => with_given_rows(r, x0, || match r.first().map_or(0, |s| s.0.len()) {
+                3 => interior_loop::<K, GivenRows<3>>(plain, views, xs, y, row),
+                5 => interior_loop::<K, GivenRows<5>>(plain, views, xs, y, row),
+                7 => interior_loop::<K, GivenRows<7>>(plain, views, xs, y, row),
+                h => unreachable!("bug: given rows of height {h}"),
+            }),
+        }
     }
 }
 
@@ -47,7 +58,7 @@ fn from_f32<T: 'static>(rows: &mut [f32]) -> Option<&mut [T]> {
 mod tests {
     use super::super::{prepare, split};
     use crate::prelude::*;
-    use hipacc_core::{Boundary, KernelFields, Rect};
+    use hipacc_core::{Boundary, Rect};
 
     /// Two sums over other masks and accessors, and around them every
     /// operation the row interpreter runs: the compiled body must give its
@@ -76,6 +87,31 @@ mod tests {
         }
     }
 
+    /// The same with two sums of one height (5): the body runs their
+    /// vertical passes (`GivenRows`).
+    #[derive(Kernel)]
+    #[kernel(output = f32)]
+    struct SameHeight {
+        a: Accessor<f32>,
+        b: Accessor<f32>,
+        wide: Mask<f32, 5, 5>,
+        tall: Mask<f32, 3, 5>,
+        s: f32,
+    }
+
+    #[kernel_body]
+    impl SameHeight {
+        fn kernel(&self) -> f32 {
+            let p = convolve(&self.wide, Sum, |dx, dy| {
+                self.wide.at(dx, dy) * (self.a.at(dx, dy) * self.b.at(dx, dy))
+            });
+            let q = convolve(&self.tall, Sum, |dx, dy| {
+                self.b.at(dx, dy) * self.tall.at(dx, dy)
+            });
+            (p - q).abs().sqrt().max(self.a()) / (self.s + q.min(self.b())) - p * self.s
+        }
+    }
+
     fn rank1<const W: usize, const H: usize>(kx: [f32; W], ky: [f32; H]) -> Mask<f32, W, H> {
         Mask::fixed(std::array::from_fn(|r| {
             std::array::from_fn(|c| ky[r] * kx[c])
@@ -93,9 +129,37 @@ mod tests {
         Image::from_vec(w, h, px).unwrap()
     }
 
+    /// Runs `k` over `space` with the tape and with the compiled body
+    /// around its sums, and compares bit for bit.
+    fn same_bits<K: Kernel<Output = f32>>(what: &str, k: &K, space: &IterationSpace<f32>) {
+        let prepared = prepare(k, space).unwrap();
+        let (program, setup) = prepared.split(k).expect("a split program");
+        let bindings = k.bindings();
+        let rect = space.rect();
+        assert!(program.given(&bindings, rect), "{what}: not given");
+        let views = k.cpu_views_in(rect).unwrap();
+        let given = super::outer::<K>(&views, rect.x);
+        let w = space.image().width();
+        let len = w * space.image().height();
+        let mut rows = [vec![f32::NAN; len], vec![f32::NAN; len]];
+        for (rows, outer) in rows.iter_mut().zip([None, Some(&given as split::Outer)]) {
+            let ys = rect.y..rect.y + rect.height;
+            let rows = &mut rows[rect.y * w..(rect.y + rect.height) * w];
+            split::run_rows(&program, &setup, &bindings, rect, w, ys, rows, outer).unwrap();
+        }
+        let [tape, body] = rows;
+        for (i, (t, g)) in tape.iter().zip(&body).enumerate() {
+            assert!(
+                t.to_bits() == g.to_bits(),
+                "{what} at {i}: the tape gives {t}, the body {g}"
+            );
+        }
+    }
+
     /// The compiled body around the sums gives the bits of the row
-    /// interpreter's tape, on every boundary mode and sizes from one pixel,
-    /// over whole images and a space inside them.
+    /// interpreter's tape, given the sums' values (sums of two heights)
+    /// or their rows (one height), on every boundary mode and sizes from
+    /// one pixel, over whole images and a space inside them.
     #[test]
     fn the_compiled_body_gives_the_bits_of_the_tape() {
         let modes = [
@@ -107,41 +171,34 @@ mod tests {
         ];
         for (w, h) in [(1, 1), (3, 2), (7, 9), (67, 33)] {
             let (a, b) = (image(w, h, 1), image(w, h, 2));
+            let out = Image::<f32>::new(w, h).unwrap();
+            let inner = Rect::new(w / 3, h / 3, w - w / 3, h - h / 3);
             for mode in modes {
-                let k = Mixed {
-                    a: Accessor::new(&a).with_boundary(mode),
-                    b: Accessor::new(&b).with_boundary(mode),
+                let (a, b) = (
+                    Accessor::new(&a).with_boundary(mode),
+                    Accessor::new(&b).with_boundary(mode),
+                );
+                let mixed = Mixed {
+                    a: a.clone(),
+                    b: b.clone(),
                     wide: rank1([0.5, 1.0, 2.0, 1.0, 0.5], [0.25, 0.5, 0.25]),
                     tall: rank1([1.0, -2.0, 1.0], [0.1, 0.2, 0.4, 0.2, 0.1]),
                     s: 1.5,
                 };
-                let out = Image::<f32>::new(w, h).unwrap();
-                let inner = Rect::new(w / 3, h / 3, w - w / 3, h - h / 3);
+                let same = SameHeight {
+                    a,
+                    b,
+                    wide: rank1([0.5, 1.0, 2.0, 1.0, 0.5], [0.3, 0.1, 0.25, 0.7, 0.2]),
+                    tall: rank1([1.0, -2.0, 1.0], [0.1, 0.2, 0.4, 0.2, 0.1]),
+                    s: 1.5,
+                };
                 for space in [
                     IterationSpace::full(&out),
                     IterationSpace::region(&out, inner).unwrap(),
                 ] {
-                    let prepared = prepare(&k, &space).unwrap();
-                    let (program, setup) = prepared.split(&k).expect("a split program");
-                    let bindings = k.bindings();
-                    let rect = space.rect();
-                    assert!(program.given(&bindings, rect), "{w}x{h}: not given");
-                    let views = k.cpu_views_in(rect).unwrap();
-                    let given = super::outer::<Mixed>(&views, rect.x);
-                    let mut rows = [vec![f32::NAN; w * h], vec![f32::NAN; w * h]];
-                    for (rows, outer) in rows.iter_mut().zip([None, Some(&given as split::Outer)]) {
-                        let ys = rect.y..rect.y + rect.height;
-                        let rows = &mut rows[rect.y * w..(rect.y + rect.height) * w];
-                        split::run_rows(&program, &setup, &bindings, rect, w, ys, rows, outer)
-                            .unwrap();
-                    }
-                    let [tape, body] = rows;
-                    for (i, (t, g)) in tape.iter().zip(&body).enumerate() {
-                        assert!(
-                            t.to_bits() == g.to_bits(),
-                            "{w}x{h} {mode:?} at {i}: the tape gives {t}, the body {g}"
-                        );
-                    }
+                    let what = format!("{w}x{h} {mode:?} {:?}", space.rect());
+                    same_bits(&format!("values {what}"), &mixed, &space);
+                    same_bits(&format!("rows {what}"), &same, &space);
                 }
             }
         }

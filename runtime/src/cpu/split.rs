@@ -61,7 +61,10 @@
 //!
 //! The expression around the sums runs as the kernel's compiled body
 //! where it can ([`Program::given`], `super::given`): one vectorised loop
-//! per row instead of a pass per operation, with the same bits. While a
+//! per row instead of a pass per operation, with the same bits. Where
+//! every sum runs in two passes of one height of 3, 5 or 7 rows, the body
+//! also runs their vertical passes ([`Sums::Rows`]), so no row of sums is
+//! written and read back. While a
 //! row is computed, the source row the next one gathers first is
 //! prefetched, so that its copy does not wait on memory.
 //!
@@ -251,7 +254,17 @@ pub(crate) struct Program {
 /// computes it (`hipacc_core::cpu::Given`): called per output row with
 /// the row, the rows of the sums (from the space's first column) and the
 /// output row.
-pub(crate) type Outer<'o> = &'o (dyn Fn(usize, &[&[f32]], &mut [f32]) + Sync);
+pub(crate) type Outer<'o> = &'o (dyn Fn(usize, Sums<'_>, &mut [f32]) + Sync);
+
+/// What the sums of one output row are given as to [`Outer`].
+pub(crate) enum Sums<'r> {
+    /// Per sum, its row of values.
+    Values(&'r [&'r [f32]]),
+    /// Per sum, the rows of its horizontal pass in window order and its
+    /// vertical weights (all sums of one height, 3, 5 or 7): the body
+    /// runs the vertical pass (`hipacc_core::cpu::GivenRows`).
+    Rows(&'r [(&'r [&'r [f32]], &'r [f32])]),
+}
 
 impl Program {
     /// Whether the compiled body can compute the expression around the
@@ -1035,6 +1048,16 @@ impl<'a> Strip<'a> {
             self.results.push(result);
         }
         let first = (ys.start - self.space.y) as i64;
+        // Where the body is given the sums and they all run in two passes
+        // of one height it can write out, it runs their vertical passes.
+        let rows_height = native.and_then(|_| {
+            let mut heights = self.setup.taps.iter().map(|t| match t {
+                Taps::Passes(_, ky) => Some(ky.len()),
+                Taps::Each { .. } => None,
+            });
+            let h = heights.next()??;
+            (matches!(h, 3 | 5 | 7) && heights.all(|x| x == Some(h))).then_some(h)
+        });
         // The accessors the sums read, and how far below the output row
         // their windows reach: the row the next output row gathers first.
         let below = self.setup.taps.iter().map(|t| t.height() / 2).max();
@@ -1048,17 +1071,47 @@ impl<'a> Strip<'a> {
                     self.sources[a].prefetch(py + 1 + below as i64);
                 }
             }
+            let x0 = self.space.x;
+            if let (Some(native), Some(h)) = (native, rows_height) {
+                for k in 0..sums.len() {
+                    let Taps::Passes(kx, ky) = &self.setup.taps[k] else {
+                        unreachable!("bug: given rows of a sum tap by tap");
+                    };
+                    self.horizontal_rows(k, kx, ky, py, r == 0);
+                }
+                const MAX: usize = hipacc_core::cpu::MAX_GIVEN_ROWS;
+                let mut order = [[&[][..]; MAX]; hipacc_core::cpu::MAX_GIVEN];
+                for (k, rows) in order.iter_mut().enumerate().take(sums.len()) {
+                    for (j, row) in rows.iter_mut().enumerate().take(h) {
+                        let slot = (py - (h / 2) as i64 + j as i64).rem_euclid(h as i64) as usize;
+                        *row = &self.rings[k][slot * w..(slot + 1) * w];
+                    }
+                }
+                let mut given = [(&[][..], &[][..]); hipacc_core::cpu::MAX_GIVEN];
+                for (k, g) in given.iter_mut().enumerate().take(sums.len()) {
+                    let Taps::Passes(_, ky) = &self.setup.taps[k] else {
+                        unreachable!("bug: given rows of a sum tap by tap");
+                    };
+                    *g = (&order[k][..h], &ky[..]);
+                }
+                let given = Sums::Rows(&given[..sums.len()]);
+                native(ys.start + r, given, &mut orow[x0..x0 + w]);
+                continue;
+            }
             for k in 0..sums.len() {
                 self.sum_row(k, py, r == 0);
             }
-            let x0 = self.space.x;
             if let Some(native) = native {
                 let mut given: [&[f32]; hipacc_core::cpu::MAX_GIVEN] =
                     [&[]; hipacc_core::cpu::MAX_GIVEN];
                 for (g, r) in given.iter_mut().zip(&self.results) {
                     *g = &r[..w];
                 }
-                native(ys.start + r, &given[..sums.len()], &mut orow[x0..x0 + w]);
+                native(
+                    ys.start + r,
+                    Sums::Values(&given[..sums.len()]),
+                    &mut orow[x0..x0 + w],
+                );
                 continue;
             }
             // The expression around the sums, at offset 0.
@@ -1163,6 +1216,30 @@ impl<'a> Strip<'a> {
     /// h/2` (those not in the ring yet, or all when `fresh`), then the
     /// vertical pass.
     fn passes_row(&mut self, k: usize, kx: &[f32], ky: &[f32], py: i64, fresh: bool) {
+        self.horizontal_rows(k, kx, ky, py, fresh);
+        let (w, h, cy) = (self.space.width, ky.len(), (ky.len() / 2) as i64);
+        let ring = &self.rings[k];
+        let row = |j: usize| {
+            let slot = (py - cy + j as i64).rem_euclid(h as i64) as usize;
+            &ring[slot * w..(slot + 1) * w]
+        };
+        // On the stack for the masks of up to 15 rows that filters use.
+        const ROWS: usize = 15;
+        let out = &mut self.results[k][..w];
+        if h <= ROWS {
+            let mut order: [&[f32]; ROWS] = [&[]; ROWS];
+            for (j, o) in order.iter_mut().enumerate().take(h) {
+                *o = row(j);
+            }
+            vertical(&order[..h], ky, out);
+        } else {
+            vertical(&(0..h).map(row).collect::<Vec<_>>(), ky, out);
+        }
+    }
+
+    /// The horizontal pass of sum `k`'s rows for output row `py` into its
+    /// ring (those not in it yet, or all when `fresh`).
+    fn horizontal_rows(&mut self, k: usize, kx: &[f32], ky: &[f32], py: i64, fresh: bool) {
         let w = self.space.width;
         let (cx, cy) = ((kx.len() / 2) as i64, (ky.len() / 2) as i64);
         let h = ky.len();
@@ -1181,23 +1258,6 @@ impl<'a> Strip<'a> {
             let e = summand_row(summand, n, &self.setup.params, &self.reads, &mut self.regs);
             let slot = sy.rem_euclid(h as i64) as usize;
             horizontal(e, kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
-        }
-        let ring = &self.rings[k];
-        let row = |j: usize| {
-            let slot = (py - cy + j as i64).rem_euclid(h as i64) as usize;
-            &ring[slot * w..(slot + 1) * w]
-        };
-        // On the stack for the masks of up to 15 rows that filters use.
-        const ROWS: usize = 15;
-        let out = &mut self.results[k][..w];
-        if h <= ROWS {
-            let mut order: [&[f32]; ROWS] = [&[]; ROWS];
-            for (j, o) in order.iter_mut().enumerate().take(h) {
-                *o = row(j);
-            }
-            vertical(&order[..h], ky, out);
-        } else {
-            vertical(&(0..h).map(row).collect::<Vec<_>>(), ky, out);
         }
     }
 }
