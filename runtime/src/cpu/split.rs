@@ -89,6 +89,7 @@ use std::ops::Range;
 
 mod accumulate;
 mod fuse;
+mod mirror;
 mod tap;
 
 /// Output columns an `iterate` body runs over per step: its rows (about
@@ -711,6 +712,8 @@ pub(crate) struct Setup {
     /// Per walk: the values of its [`Op::Tap`]s at each tap, in the order
     /// of [`Taps::Each`]'s positions, all of a tap's together.
     walk_values: Vec<Vec<f32>>,
+    /// Per walk: which taps share their weights ([`mirror`]).
+    mirrors: Vec<Option<mirror::Plan>>,
     params: Vec<f32>,
 }
 
@@ -739,13 +742,57 @@ pub(crate) fn setup(program: &Program, bindings: &Bindings, each: bool) -> Optio
         .iter()
         .zip(&walks)
         .map(|(walk, taps)| tap_values(walk, taps, &params))
+        .collect::<Vec<_>>();
+    let mirrors = program
+        .walks
+        .iter()
+        .zip(&walks)
+        .zip(&walk_values)
+        .map(|((walk, taps), values)| mirror_plan(program, walk, taps, values, &params))
         .collect();
     Some(Setup {
         taps,
         walks,
         walk_values,
+        mirrors,
         params,
     })
+}
+
+/// Which taps of `walk` (at `taps`, with the values of its [`Op::Tap`]s
+/// `values`) share their weights in its block loop, if any.
+fn mirror_plan(
+    program: &Program,
+    walk: &Walk,
+    taps: &Taps,
+    values: &[f32],
+    params: &[f32],
+) -> Option<mirror::Plan> {
+    let acc = walk.accumulate.as_ref()?;
+    let Taps::Each { width, rows } = taps else {
+        return None;
+    };
+    let per_tap = walk.tap_values.len();
+    let taps: Vec<(usize, usize, f32)> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(j, row)| row.iter().map(move |&(i, coef)| (i, j, coef)))
+        .collect();
+    let offsets: Vec<(usize, usize)> = taps.iter().map(|&(i, j, _)| (i, j)).collect();
+    let scalars: Vec<(f32, f32, f32)> = taps
+        .iter()
+        .enumerate()
+        .map(|(q, &(_, _, coef))| {
+            acc.scalars(params, coef, &values[q * per_tap..(q + 1) * per_tap])
+        })
+        .collect();
+    mirror::Plan::new(
+        acc,
+        &program.outer,
+        (*width, rows.len()),
+        &offsets,
+        &scalars,
+    )
 }
 
 /// The values of `walk`'s [`Op::Tap`]s at each of its `taps`, as
@@ -955,6 +1002,8 @@ struct Strip<'a> {
     /// around them holds its rows.
     walk_regs: Vec<Vec<f32>>,
     walk_reads: Vec<Vec<f32>>,
+    /// Per walk: its stored weights ([`mirror`]), where it shares them.
+    mirrors: Vec<Option<mirror::Mirror>>,
     spare: &'a mut Vec<Vec<f32>>,
 }
 
@@ -978,6 +1027,7 @@ impl<'a> Strip<'a> {
             held: Vec::new(),
             walk_regs: Vec::new(),
             walk_reads: Vec::new(),
+            mirrors: Vec::new(),
             spare,
         }
     }
@@ -1036,6 +1086,13 @@ impl<'a> Strip<'a> {
             for _ in 0..self.sources.len() {
                 let v = self.take(len);
                 self.walk_reads.push(v);
+            }
+            for plan in &self.setup.mirrors {
+                let m = plan.as_ref().and_then(|p| {
+                    let rows = self.spare.pop().unwrap_or_default();
+                    p.mirror(w, rows)
+                });
+                self.mirrors.push(m);
             }
         }
         for t in &self.setup.taps {
@@ -1126,9 +1183,19 @@ impl<'a> Strip<'a> {
                 reads: &mut self.walk_reads,
                 regs: &mut self.walk_regs,
             };
+            let mirrors = &mut self.mirrors;
             let mut walk = |k: usize, rows: &mut [Vec<f32>]| {
                 let values = &setup.walk_values[k];
-                walker.run(&program.walks[k], &setup.walks[k], values, rows, py, w);
+                let mirror = setup.mirrors[k].as_ref().zip(mirrors[k].as_mut());
+                walker.run(
+                    &program.walks[k],
+                    &setup.walks[k],
+                    values,
+                    mirror,
+                    rows,
+                    py,
+                    w,
+                );
             };
             let env = Env {
                 params: &setup.params,
@@ -1151,9 +1218,11 @@ impl<'a> Strip<'a> {
             reads,
             walk_regs,
             walk_reads,
+            mirrors,
             spare,
             ..
         } = self;
+        spare.extend(mirrors.into_iter().flatten().map(mirror::Mirror::into_rows));
         spare.extend(
             rings
                 .into_iter()
@@ -1277,11 +1346,13 @@ impl Walker<'_> {
     /// every tap of the row, each tap's assignments written back to the
     /// rows `outer` of the tape around it. Each lane thus runs the body at
     /// the taps in the order of the direct path.
+    #[allow(clippy::too_many_arguments)] // the walk's parts, as the strip holds them
     fn run(
         &mut self,
         walk: &Walk,
         taps: &Taps,
         values: &[f32],
+        mirror: Option<(&mirror::Plan, &mut mirror::Mirror)>,
         outer: &mut [Vec<f32>],
         py: i64,
         w: usize,
@@ -1318,7 +1389,19 @@ impl Walker<'_> {
                 .enumerate()
                 .map(|(q, (shift, coef))| (shift, coef, at(q)))
                 .collect();
-            acc.run(self.params, self.reads, &taps, outer, 0..start);
+            match mirror {
+                Some((plan, m)) => {
+                    let mut shares = m.shares(plan, py);
+                    acc.run(self.params, self.reads, &taps, &mut shares, outer, 0..start);
+                    let slot = acc.read_slot().expect("bug: a mirror plan without a read");
+                    m.finish(plan, acc, &self.reads[slot], start, w, py);
+                }
+                None => {
+                    let mut shares: Vec<_> =
+                        taps.iter().map(|_| accumulate::Share::Compute).collect();
+                    acc.run(self.params, self.reads, &taps, &mut shares, outer, 0..start);
+                }
+            }
         }
         for c0 in (start..w).step_by(WALK_LANES) {
             let lanes = WALK_LANES.min(w - c0);

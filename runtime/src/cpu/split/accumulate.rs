@@ -150,6 +150,17 @@ pub(super) fn recognise(
     })
 }
 
+/// Where the block loop takes a tap's weights from ([`super::mirror`]).
+pub(super) enum Share<'r> {
+    /// It computes them.
+    Compute,
+    /// It computes them and stores them at the block's columns.
+    Store(&'r mut [f32]),
+    /// It loads them from the block's columns (another tap's, computed at
+    /// an earlier row).
+    Load(&'r [f32]),
+}
+
 /// A row as the block loop reads it: from the tap's column (`moves`) or
 /// from the block's.
 #[derive(Clone, Copy)]
@@ -173,33 +184,74 @@ impl Row<'_> {
 type Tap = (usize, f32, f32, f32);
 
 impl Accumulate {
+    /// The weight's scalars `(s, t, k)` at a tap of coefficient `coef`
+    /// and values `tap`, signs applied.
+    pub(super) fn scalars(&self, params: &[f32], coef: f32, tap: &[f32]) -> (f32, f32, f32) {
+        let value = |s: Scalar| s.value(params, coef, tap);
+        let s = self.s.map_or(1.0, value);
+        // `(-x) · s` is `x · (-s)` exactly: rounding is symmetric;
+        // `x - t` is `x + (-t)` exactly. Without a term, `+0` leaves the
+        // `exp` unchanged (see `exp_scaled_row`).
+        let s = if self.neg { -s } else { s };
+        let t = self
+            .t
+            .map_or(0.0, |(t, neg)| if neg { -value(t) } else { value(t) });
+        (s, t, self.k.map_or(1.0, value))
+    }
+
+    /// The accessor slot the weight reads at the tap.
+    pub(super) fn read_slot(&self) -> Option<usize> {
+        match self.a {
+            Src::Read(a) => Some(a),
+            Src::Outer(_) => None,
+        }
+    }
+
+    /// The row of the tape around the walk that the weight's square
+    /// combines with the tap's read, where the square is the same for the
+    /// operands swapped (`-`, `+`, `·`).
+    pub(super) fn mirrored_centre(&self) -> Option<usize> {
+        match self.square? {
+            (Bin::Sub | Bin::Add | Bin::Mul, Src::Outer(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The square's operation (`Sub` without one: never asked then).
+    pub(super) fn square_op(&self) -> Bin {
+        self.square.map_or(Bin::Sub, |(op, _)| op)
+    }
+
     /// Runs the walk at `taps` (each the offset of its column in the
     /// gathered `reads`, its coefficient and its values, in the direct
     /// path's order) over the output columns `cols`, whose length is a
-    /// multiple of [`LANES`], updating the variables' rows in `outer`.
+    /// multiple of [`LANES`], updating the variables' rows in `outer`;
+    /// each tap's weights taken as its `shares` says (one per tap).
     pub(super) fn run(
         &self,
         params: &[f32],
         reads: &[Vec<f32>],
         taps: &[(usize, f32, &[f32])],
+        shares: &mut [Share],
         outer: &mut [Vec<f32>],
         cols: Range<usize>,
     ) {
         let taps: Vec<Tap> = taps
             .iter()
             .map(|&(shift, coef, tap)| {
-                let value = |s: Scalar| s.value(params, coef, tap);
-                let s = self.s.map_or(1.0, value);
-                // `(-x) · s` is `x · (-s)` exactly: rounding is symmetric;
-                // `x - t` is `x + (-t)` exactly. Without a term, `+0`
-                // leaves the `exp` unchanged (see `exp_scaled_row`).
-                let s = if self.neg { -s } else { s };
-                let t = self
-                    .t
-                    .map_or(0.0, |(t, neg)| if neg { -value(t) } else { value(t) });
-                (shift, s, t, self.k.map_or(1.0, value))
+                let (s, t, k) = self.scalars(params, coef, tap);
+                (shift, s, t, k)
             })
             .collect();
+        assert!(
+            shares.len() == taps.len()
+                && shares.iter().all(|s| match s {
+                    Share::Compute => true,
+                    Share::Store(r) => r.len() >= cols.end,
+                    Share::Load(r) => r.len() >= cols.end,
+                }),
+            "bug: shared weights that do not cover the blocks"
+        );
         // The variables' rows leave `outer` while the others are read.
         let mut accs: Vec<Vec<f32>> = self
             .sums
@@ -221,9 +273,9 @@ impl Accumulate {
         let factors: Vec<Option<Row>> = self.sums.iter().map(|&(_, f)| f.map(row)).collect();
         let term = self.t.is_some();
         match accs.len() {
-            1 => sums::<1>(a, square, term, &taps, &factors, &mut accs, cols),
-            2 => sums::<2>(a, square, term, &taps, &factors, &mut accs, cols),
-            3 => sums::<3>(a, square, term, &taps, &factors, &mut accs, cols),
+            1 => sums::<1>(a, square, term, &taps, shares, &factors, &mut accs, cols),
+            2 => sums::<2>(a, square, term, &taps, shares, &factors, &mut accs, cols),
+            3 => sums::<3>(a, square, term, &taps, shares, &factors, &mut accs, cols),
             n => unreachable!("bug: {n} sums in registers"),
         }
         for (&(home, _), acc) in self.sums.iter().zip(accs) {
@@ -239,6 +291,7 @@ fn blocks<const N: usize>(
     a: Row,
     square: Option<(Bin, Row)>,
     taps: &[Tap],
+    shares: &mut [Share],
     factors: &[Option<Row>],
     accs: &mut [Vec<f32>],
     cols: Range<usize>,
@@ -247,7 +300,12 @@ fn blocks<const N: usize>(
     for c in cols.step_by(LANES) {
         let mut acc: [[f32; LANES]; N] =
             std::array::from_fn(|u| accs[u][c..c + LANES].try_into().expect("a block of lanes"));
-        for &(shift, s, t, k) in taps {
+        for (&(shift, s, t, k), share) in taps.iter().zip(shares.iter_mut()) {
+            if let Share::Load(r) = share {
+                let w: [f32; LANES] = r[c..c + LANES].try_into().expect("a block of lanes");
+                add_weights(&mut acc, w, factors, shift, c);
+                continue;
+            }
             let x = match square {
                 None => a.at(shift, c).map(|a| a * s + t),
                 Some((op, b)) => {
@@ -264,17 +322,10 @@ fn blocks<const N: usize>(
             };
             let mut w = [0.0f32; LANES];
             exp_each(x.into_iter(), k, &mut w);
-            for (acc, f) in acc.iter_mut().zip(factors) {
-                match f {
-                    None => acc.iter_mut().zip(w).for_each(|(v, w)| *v += w),
-                    Some(f) => {
-                        let f = f.at(shift, c);
-                        acc.iter_mut()
-                            .zip(w.iter().zip(f))
-                            .for_each(|(v, (&w, f))| *v += w * f);
-                    }
-                }
+            if let Share::Store(r) = share {
+                r[c..c + LANES].copy_from_slice(&w);
             }
+            add_weights(&mut acc, w, factors, shift, c);
         }
         for (row, acc) in accs.iter_mut().zip(acc) {
             row[c..c + LANES].copy_from_slice(&acc);
@@ -282,13 +333,37 @@ fn blocks<const N: usize>(
     }
 }
 
+/// Adds a tap's weights `w` (times the factor rows at the tap) to the sums.
+#[inline(always)]
+fn add_weights<const N: usize>(
+    acc: &mut [[f32; LANES]; N],
+    w: [f32; LANES],
+    factors: [Option<Row>; N],
+    shift: usize,
+    c: usize,
+) {
+    for (acc, f) in acc.iter_mut().zip(factors) {
+        match f {
+            None => acc.iter_mut().zip(w).for_each(|(v, w)| *v += w),
+            Some(f) => {
+                let f = f.at(shift, c);
+                acc.iter_mut()
+                    .zip(w.iter().zip(f))
+                    .for_each(|(v, (&w, f))| *v += w * f);
+            }
+        }
+    }
+}
+
 /// [`blocks`] for `N` sums: [`wide`] where the CPU has AVX2 and FMA
 /// (which adds the taps' `t` only where the body has a `term`).
+#[allow(clippy::too_many_arguments)] // the block loop's parts
 fn sums<const N: usize>(
     a: Row,
     square: Option<(Bin, Row)>,
     term: bool,
     taps: &[Tap],
+    shares: &mut [Share],
     factors: &[Option<Row>],
     accs: &mut [Vec<f32>],
     cols: Range<usize>,
@@ -296,10 +371,10 @@ fn sums<const N: usize>(
     #[cfg(target_arch = "x86_64")]
     if avx2_fma() {
         // SAFETY: the CPU supports AVX2 and FMA.
-        return unsafe { wide::pick::<N>(a, square, term, taps, factors, accs, cols) };
+        return unsafe { wide::pick::<N>(a, square, term, taps, shares, factors, accs, cols) };
     }
     let _ = term;
-    blocks::<N>(a, square, taps, factors, accs, cols)
+    blocks::<N>(a, square, taps, shares, factors, accs, cols)
 }
 
 /// [`blocks`] written with AVX2 and FMA instructions, whose values are
@@ -310,7 +385,7 @@ fn sums<const N: usize>(
 /// at every tap (a bilateral filter's loop took 1.5x its time).
 #[cfg(target_arch = "x86_64")]
 mod wide {
-    use super::{Bin, Row, Tap, LANES};
+    use super::{Bin, Row, Share, Tap, LANES};
     use crate::cpu::exp::{exp_lane, exp_normal8};
     use std::arch::x86_64::*;
     use std::ops::Range;
@@ -331,11 +406,13 @@ mod wide {
     ///
     /// # Safety
     /// The CPU must support AVX2 and FMA.
+    #[allow(clippy::too_many_arguments)] // the block loop's parts
     pub(super) unsafe fn pick<const N: usize>(
         a: Row,
         square: Option<(Bin, Row)>,
         term: bool,
         taps: &[Tap],
+        shares: &mut [Share],
         factors: &[Option<Row>],
         accs: &mut [Vec<f32>],
         cols: Range<usize>,
@@ -360,6 +437,15 @@ mod wide {
             Some((Bin::Min | Bin::Max, _)) => unreachable!("bug: min or max in registers"),
             Some((op, b)) => (OTHER, op, b),
         };
+        // `Accumulate::run` checked that the shared rows cover `cols`.
+        let shares: Vec<Shared> = shares
+            .iter_mut()
+            .map(|s| match s {
+                Share::Compute => Shared::Compute,
+                Share::Store(r) => Shared::Store(r.as_mut_ptr()),
+                Share::Load(r) => Shared::Load(r.as_ptr()),
+            })
+            .collect();
         let mask = factors
             .iter()
             .enumerate()
@@ -371,12 +457,12 @@ mod wide {
                     $(
                         // SAFETY: the CPU supports AVX2 and FMA (the
                         // caller's contract); the loads fit (above).
-                        (PLAIN, false, $m) => unsafe { run::<N, PLAIN, false, $m>(a, b, op, taps, factors, accs, cols) },
-                        (DIFF, false, $m) => unsafe { run::<N, DIFF, false, $m>(a, b, op, taps, factors, accs, cols) },
-                        (_, false, $m) => unsafe { run::<N, OTHER, false, $m>(a, b, op, taps, factors, accs, cols) },
-                        (PLAIN, true, $m) => unsafe { run::<N, PLAIN, true, $m>(a, b, op, taps, factors, accs, cols) },
-                        (DIFF, true, $m) => unsafe { run::<N, DIFF, true, $m>(a, b, op, taps, factors, accs, cols) },
-                        (_, true, $m) => unsafe { run::<N, OTHER, true, $m>(a, b, op, taps, factors, accs, cols) },
+                        (PLAIN, false, $m) => unsafe { run::<N, PLAIN, false, $m>(a, b, op, taps, &shares, factors, accs, cols) },
+                        (DIFF, false, $m) => unsafe { run::<N, DIFF, false, $m>(a, b, op, taps, &shares, factors, accs, cols) },
+                        (_, false, $m) => unsafe { run::<N, OTHER, false, $m>(a, b, op, taps, &shares, factors, accs, cols) },
+                        (PLAIN, true, $m) => unsafe { run::<N, PLAIN, true, $m>(a, b, op, taps, &shares, factors, accs, cols) },
+                        (DIFF, true, $m) => unsafe { run::<N, DIFF, true, $m>(a, b, op, taps, &shares, factors, accs, cols) },
+                        (_, true, $m) => unsafe { run::<N, OTHER, true, $m>(a, b, op, taps, &shares, factors, accs, cols) },
                     )*
                     _ => unreachable!("bug: factor mask {mask} of {N} sums"),
                 }
@@ -387,6 +473,15 @@ mod wide {
             2 => by_mask!(0 1 2 3),
             _ => by_mask!(0 1 2 3 4 5 6 7),
         }
+    }
+
+    /// [`Share`] as the block loop uses it: rows as pointers to their
+    /// first lane, each covering the loop's columns.
+    #[derive(Clone, Copy)]
+    enum Shared {
+        Compute,
+        Store(*mut f32),
+        Load(*const f32),
     }
 
     /// Eight lanes of `r` at `o` lanes from its start.
@@ -415,6 +510,7 @@ mod wide {
         b: Row,
         op: Bin,
         taps: &[Tap],
+        shares: &[Shared],
         factors: [Row; N],
         accs: &mut [Vec<f32>],
         cols: Range<usize>,
@@ -428,7 +524,35 @@ mod wide {
                     *v = unsafe { _mm256_loadu_ps(row.as_ptr().add(c + 8 * h)) };
                 }
             }
-            for &(shift, s, t, k) in taps {
+            for (&(shift, s, t, k), &share) in taps.iter().zip(shares) {
+                // Written out per sum: as a loop, the sums went to memory.
+                macro_rules! add {
+                    ($w:ident, $u:literal) => {
+                        if $u < N {
+                            let f = factors[$u];
+                            let of = shift_of(f, shift) + c;
+                            for h in 0..HALVES {
+                                let add = if MASK & (1 << $u) != 0 {
+                                    _mm256_mul_ps($w[h], unsafe { load(f, of + 8 * h) })
+                                } else {
+                                    $w[h]
+                                };
+                                acc[$u][h] = _mm256_add_ps(acc[$u][h], add);
+                            }
+                        }
+                    };
+                }
+                if let Shared::Load(r) = share {
+                    let mut w = [_mm256_setzero_ps(); HALVES];
+                    for (h, w) in w.iter_mut().enumerate() {
+                        // SAFETY: the row covers the loop's columns.
+                        *w = unsafe { _mm256_loadu_ps(r.add(c + 8 * h)) };
+                    }
+                    add!(w, 0);
+                    add!(w, 1);
+                    add!(w, 2);
+                    continue;
+                }
                 let (sv, tv, kv) = (_mm256_set1_ps(s), _mm256_set1_ps(t), _mm256_set1_ps(k));
                 let (oa, ob) = (shift_of(a, shift) + c, shift_of(b, shift) + c);
                 let mut x = [_mm256_setzero_ps(); HALVES];
@@ -476,26 +600,15 @@ mod wide {
                         w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
                     }
                 }
-                // Written out per sum: as a loop, the sums went to memory.
-                macro_rules! add {
-                    ($u:literal) => {
-                        if $u < N {
-                            let f = factors[$u];
-                            let of = shift_of(f, shift) + c;
-                            for h in 0..HALVES {
-                                let add = if MASK & (1 << $u) != 0 {
-                                    _mm256_mul_ps(w[h], unsafe { load(f, of + 8 * h) })
-                                } else {
-                                    w[h]
-                                };
-                                acc[$u][h] = _mm256_add_ps(acc[$u][h], add);
-                            }
-                        }
-                    };
+                if let Shared::Store(r) = share {
+                    for (h, w) in w.iter().enumerate() {
+                        // SAFETY: the row covers the loop's columns.
+                        unsafe { _mm256_storeu_ps(r.add(c + 8 * h), *w) };
+                    }
                 }
-                add!(0);
-                add!(1);
-                add!(2);
+                add!(w, 0);
+                add!(w, 1);
+                add!(w, 2);
             }
             for (acc, row) in acc.iter().zip(accs.iter_mut()) {
                 for (h, v) in acc.iter().enumerate() {
@@ -624,7 +737,8 @@ mod tests {
                         })
                         .collect();
                     let mut got = start.clone();
-                    acc.run(&params, &reads, &taps, &mut got, 0..cols);
+                    let mut shares: Vec<Share> = taps.iter().map(|_| Share::Compute).collect();
+                    acc.run(&params, &reads, &taps, &mut shares, &mut got, 0..cols);
                     let mut want = start.clone();
                     let mut w = vec![0.0; cols];
                     for &(shift, coef, tap) in &taps {
