@@ -1391,15 +1391,20 @@ impl Walker<'_> {
                 .collect();
             match mirror {
                 Some((plan, m)) => {
-                    let mut shares = m.shares(plan, py);
-                    acc.run(self.params, self.reads, &taps, &mut shares, outer, 0..start);
                     let slot = acc.read_slot().expect("bug: a mirror plan without a read");
+                    let (ahead, shares) = m.shares(plan, acc, &self.reads[slot], w, py);
+                    let taps: Vec<_> = ahead
+                        .iter()
+                        .map(|&q| taps[q])
+                        .chain(taps.iter().copied())
+                        .collect();
+                    acc.run(self.params, self.reads, &taps, &shares, outer, 0..start);
+                    drop(shares);
                     m.finish(plan, acc, &self.reads[slot], start, w, py);
                 }
                 None => {
-                    let mut shares: Vec<_> =
-                        taps.iter().map(|_| accumulate::Share::Compute).collect();
-                    acc.run(self.params, self.reads, &taps, &mut shares, outer, 0..start);
+                    let shares: Vec<_> = taps.iter().map(|_| accumulate::Share::Compute).collect();
+                    acc.run(self.params, self.reads, &taps, &shares, outer, 0..start);
                 }
             }
         }

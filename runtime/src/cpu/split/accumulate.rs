@@ -24,6 +24,7 @@ use super::fuse::Arg;
 use super::{scalar_op, Bin, Op, Tape, Update};
 use crate::cpu::exp::exp_each;
 use crate::cpu::simd::avx2_fma;
+use std::cell::Cell;
 use std::ops::Range;
 
 /// Columns per block: two vectors of eight, whose `exp`s are independent
@@ -150,15 +151,19 @@ pub(super) fn recognise(
     })
 }
 
-/// Where the block loop takes a tap's weights from ([`super::mirror`]).
+/// Where the block loop takes a tap's weights from ([`super::mirror`]):
+/// rows of stored weights, at the block's columns. A row one tap writes
+/// and another reads is shared, so it is one of cells.
 pub(super) enum Share<'r> {
     /// It computes them.
     Compute,
-    /// It computes them and stores them at the block's columns.
-    Store(&'r mut [f32]),
-    /// It loads them from the block's columns (another tap's, computed at
-    /// an earlier row).
-    Load(&'r [f32]),
+    /// It computes them and stores them.
+    Store(&'r [Cell<f32>]),
+    /// It loads them (another tap's, computed at an earlier row or ahead).
+    Load(&'r [Cell<f32>]),
+    /// It computes and stores them, and adds them to no sum: the tap runs
+    /// again in order, loading them.
+    Ahead(&'r [Cell<f32>]),
 }
 
 /// A row as the block loop reads it: from the tap's column (`moves`) or
@@ -232,7 +237,7 @@ impl Accumulate {
         params: &[f32],
         reads: &[Vec<f32>],
         taps: &[(usize, f32, &[f32])],
-        shares: &mut [Share],
+        shares: &[Share],
         outer: &mut [Vec<f32>],
         cols: Range<usize>,
     ) {
@@ -247,8 +252,7 @@ impl Accumulate {
             shares.len() == taps.len()
                 && shares.iter().all(|s| match s {
                     Share::Compute => true,
-                    Share::Store(r) => r.len() >= cols.end,
-                    Share::Load(r) => r.len() >= cols.end,
+                    Share::Store(r) | Share::Load(r) | Share::Ahead(r) => r.len() >= cols.end,
                 }),
             "bug: shared weights that do not cover the blocks"
         );
@@ -291,7 +295,7 @@ fn blocks<const N: usize>(
     a: Row,
     square: Option<(Bin, Row)>,
     taps: &[Tap],
-    shares: &mut [Share],
+    shares: &[Share],
     factors: &[Option<Row>],
     accs: &mut [Vec<f32>],
     cols: Range<usize>,
@@ -300,9 +304,9 @@ fn blocks<const N: usize>(
     for c in cols.step_by(LANES) {
         let mut acc: [[f32; LANES]; N] =
             std::array::from_fn(|u| accs[u][c..c + LANES].try_into().expect("a block of lanes"));
-        for (&(shift, s, t, k), share) in taps.iter().zip(shares.iter_mut()) {
+        for (&(shift, s, t, k), share) in taps.iter().zip(shares.iter()) {
             if let Share::Load(r) = share {
-                let w: [f32; LANES] = r[c..c + LANES].try_into().expect("a block of lanes");
+                let w: [f32; LANES] = std::array::from_fn(|l| r[c + l].get());
                 add_weights(&mut acc, w, factors, shift, c);
                 continue;
             }
@@ -322,8 +326,11 @@ fn blocks<const N: usize>(
             };
             let mut w = [0.0f32; LANES];
             exp_each(x.into_iter(), k, &mut w);
-            if let Share::Store(r) = share {
-                r[c..c + LANES].copy_from_slice(&w);
+            if let Share::Store(r) | Share::Ahead(r) = share {
+                r[c..c + LANES].iter().zip(w).for_each(|(r, w)| r.set(w));
+            }
+            if let Share::Ahead(_) = share {
+                continue;
             }
             add_weights(&mut acc, w, factors, shift, c);
         }
@@ -363,7 +370,7 @@ fn sums<const N: usize>(
     square: Option<(Bin, Row)>,
     term: bool,
     taps: &[Tap],
-    shares: &mut [Share],
+    shares: &[Share],
     factors: &[Option<Row>],
     accs: &mut [Vec<f32>],
     cols: Range<usize>,
@@ -412,7 +419,7 @@ mod wide {
         square: Option<(Bin, Row)>,
         term: bool,
         taps: &[Tap],
-        shares: &mut [Share],
+        shares: &[Share],
         factors: &[Option<Row>],
         accs: &mut [Vec<f32>],
         cols: Range<usize>,
@@ -438,12 +445,14 @@ mod wide {
             Some((op, b)) => (OTHER, op, b),
         };
         // `Accumulate::run` checked that the shared rows cover `cols`.
+        // Cells may be written through their pointers.
         let shares: Vec<Shared> = shares
-            .iter_mut()
+            .iter()
             .map(|s| match s {
                 Share::Compute => Shared::Compute,
-                Share::Store(r) => Shared::Store(r.as_mut_ptr()),
-                Share::Load(r) => Shared::Load(r.as_ptr()),
+                Share::Store(r) => Shared::Store(r.as_ptr().cast_mut().cast()),
+                Share::Load(r) => Shared::Load(r.as_ptr().cast()),
+                Share::Ahead(r) => Shared::Ahead(r.as_ptr().cast_mut().cast()),
             })
             .collect();
         let mask = factors
@@ -482,6 +491,7 @@ mod wide {
         Compute,
         Store(*mut f32),
         Load(*const f32),
+        Ahead(*mut f32),
     }
 
     /// Eight lanes of `r` at `o` lanes from its start.
@@ -600,10 +610,13 @@ mod wide {
                         w[h] = unsafe { _mm256_loadu_ps(l.as_ptr()) };
                     }
                 }
-                if let Shared::Store(r) = share {
+                if let Shared::Store(r) | Shared::Ahead(r) = share {
                     for (h, w) in w.iter().enumerate() {
                         // SAFETY: the row covers the loop's columns.
                         unsafe { _mm256_storeu_ps(r.add(c + 8 * h), *w) };
+                    }
+                    if let Shared::Ahead(_) = share {
+                        continue;
                     }
                 }
                 add!(w, 0);
@@ -737,8 +750,8 @@ mod tests {
                         })
                         .collect();
                     let mut got = start.clone();
-                    let mut shares: Vec<Share> = taps.iter().map(|_| Share::Compute).collect();
-                    acc.run(&params, &reads, &taps, &mut shares, &mut got, 0..cols);
+                    let shares: Vec<Share> = taps.iter().map(|_| Share::Compute).collect();
+                    acc.run(&params, &reads, &taps, &shares, &mut got, 0..cols);
                     let mut want = start.clone();
                     let mut w = vec![0.0; cols];
                     for &(shift, coef, tap) in &taps {

@@ -30,6 +30,8 @@
 use super::accumulate::{Accumulate, Share};
 use super::fuse::exp_square;
 use super::{Op, Tape};
+use std::cell::Cell;
+use std::ops::Range;
 
 /// Bytes of stored weights a strip may keep, so that they stay in the
 /// last-level cache while the rows below load them: a 13x13 window's
@@ -101,7 +103,7 @@ impl Plan {
                 let mirror = offsets.iter().zip(scalars).position(|(&(mi, mj), &msc)| {
                     (mi, mj) == (width - 1 - i, height - 1 - j) && bits(msc) == bits(sc)
                 });
-                ((dx, dy), mirror.filter(|_| dy != 0))
+                ((dx, dy), mirror.filter(|_| (dx, dy) != (0, 0)))
             })
             .collect();
         taps.iter().any(|t| t.1.is_some()).then_some(Plan {
@@ -138,12 +140,25 @@ impl Plan {
                 })
             })
             .collect();
+        let ring = next * (depth + 1) * len;
+        let mut ahead = 0;
+        let same = self
+            .taps
+            .iter()
+            .map(|&((dx, dy), m)| {
+                (m.is_some() && dy == 0 && dx > 0).then(|| {
+                    ahead += 1;
+                    ring + (ahead - 1) * len
+                })
+            })
+            .collect();
         let mut rows = rows;
-        rows.resize(next * (depth + 1) * len, 0.0);
+        rows.resize(ring + ahead * len, 0.0);
         Some(Mirror {
             depth,
             len,
             index,
+            same,
             rows,
             tags: vec![None; depth + 1],
         })
@@ -158,8 +173,12 @@ pub(super) struct Mirror {
     len: usize,
     /// Per tap: its index among the stored taps.
     index: Vec<Option<usize>>,
+    /// Per tap of the centre row right of the centre that shares: where
+    /// its row of weights for the current output row starts in `rows`.
+    same: Vec<Option<usize>>,
     /// Per stored tap, a ring of `depth + 1` rows (by output row modulo
-    /// `depth + 1`) of the tap's weights at columns `-cx..w + cx`.
+    /// `depth + 1`) of the tap's weights at columns `-cx..w + cx`; then
+    /// the rows of `same`.
     rows: Vec<f32>,
     /// Per ring slot: the output row it holds complete.
     tags: Vec<Option<i64>>,
@@ -177,41 +196,75 @@ impl Mirror {
     }
 
     /// The weights' sources and destinations of output row `py` for the
-    /// block loop, per tap of `plan`.
-    pub(super) fn shares<'m>(&'m mut self, plan: &Plan, py: i64) -> Vec<Share<'m>> {
+    /// block loop: the taps it computes first, ahead of the taps in
+    /// order (the centre row's right of the centre, whose weights the
+    /// taps left of it load), and the shares of those and then of every
+    /// tap of `plan`. Before the loop, computes the ahead taps' weights
+    /// at the pixels left of the row (see [`Mirror::finish`] for `reads`).
+    pub(super) fn shares<'m>(
+        &'m mut self,
+        plan: &Plan,
+        acc: &Accumulate,
+        reads: &[f32],
+        w: usize,
+        py: i64,
+    ) -> (Vec<usize>, Vec<Share<'m>>) {
         let here = self.slot(py);
         // The row is overwritten: no longer complete.
         self.tags[here] = None;
         let cx = plan.cx as i64;
-        let (len, depth) = (self.len, self.depth as i64);
+        for (q, &((dx, _), _)) in plan.taps.iter().enumerate() {
+            if let Some(at) = self.same[q] {
+                // The tap's pixels `-dx..0` left of the row.
+                let from = (-dx).max(-cx);
+                let row = &mut self.rows[at..at + self.len];
+                weights(plan, acc, reads, w, q, from..0, row);
+            }
+        }
+        let depth = self.depth as i64;
         let mut role = Vec::with_capacity(plan.taps.len());
         for (q, &((dx, dy), m)) in plan.taps.iter().enumerate() {
-            role.push(match (self.index[q], m) {
-                (Some(i), _) => Some((self.row(i, here) + cx as usize, true)),
-                (None, Some(m)) if (-depth..0).contains(&dy) => {
+            role.push(match (self.index[q], self.same[q], m) {
+                (Some(i), _, _) => Some((self.row(i, here) + cx as usize, Role::Store)),
+                (_, Some(at), _) => Some((at + cx as usize, Role::Load)),
+                (None, None, Some(m)) if dy == 0 => {
+                    self.same[m].map(|at| (at + (cx + dx) as usize, Role::Load))
+                }
+                (None, None, Some(m)) if (-depth..0).contains(&dy) => {
                     let slot = self.slot(py + dy);
                     let i = self.index[m].filter(|_| self.tags[slot] == Some(py + dy));
-                    i.map(|i| (self.row(i, slot) + (cx + dx) as usize, false))
+                    i.map(|i| (self.row(i, slot) + (cx + dx) as usize, Role::Load))
                 }
                 _ => None,
             });
         }
-        // Each stored row is read or written by one tap at most: carve
-        // the rows apart.
-        let mut rows: Vec<Option<&'m mut [f32]>> = self.rows.chunks_mut(len).map(Some).collect();
-        role.into_iter()
+        let ahead: Vec<usize> = (0..plan.taps.len())
+            .filter(|&q| self.same[q].is_some())
+            .collect();
+        let first = ahead
+            .iter()
+            .map(|&q| Some((self.same[q]? + cx as usize, Role::Ahead)));
+        let first: Vec<_> = first.collect();
+        // A tap's row of the centre row is written ahead and read in
+        // order: shared cells.
+        let len = self.len;
+        let cells = Cell::from_mut(&mut self.rows[..]).as_slice_of_cells();
+        let shares = first
+            .into_iter()
+            .chain(role)
             .map(|r| match r {
                 None => Share::Compute,
-                Some((at, store)) => {
-                    let row = rows[at / len].take().expect("bug: a stored row used twice");
-                    let row = &mut row[at % len..];
-                    match store {
-                        true => Share::Store(row),
-                        false => Share::Load(row),
+                Some((at, role)) => {
+                    let row = &cells[at..at - at % len + len];
+                    match role {
+                        Role::Store => Share::Store(row),
+                        Role::Load => Share::Load(row),
+                        Role::Ahead => Share::Ahead(row),
                     }
                 }
             })
-            .collect()
+            .collect();
+        (ahead, shares)
     }
 
     /// Completes the stored rows of output row `py`, whose block loop
@@ -229,39 +282,16 @@ impl Mirror {
         py: i64,
     ) {
         let here = self.slot(py);
-        let (cx, n) = (plan.cx as i64, w as i64 + 2 * plan.cx as i64);
-        let centre = plan.gathered[plan.cy].expect("bug: a plan without its centre row");
-        let op = acc.square_op();
-        let mut lanes = [0.0f32; 64];
-        for (q, &((dx, dy), _)) in plan.taps.iter().enumerate() {
+        let cx = plan.cx as i64;
+        for (q, &((dx, _), _)) in plan.taps.iter().enumerate() {
             let Some(i) = self.index[q] else { continue };
-            let (s, t, k) = plan.scalars[q];
-            let k_row = plan.gathered[(plan.cy as i64 + dy) as usize]
-                .expect("bug: a stored tap's row not gathered") as i64;
-            let row = self.row(i, here);
+            let at = self.row(i, here);
+            let row = &mut self.rows[at..at + self.len];
             // Pixels `p` whose weight a later row loads: `p + dx` in
             // `0..w`, and `p` in `-cx..w + cx`.
             let (lo, hi) = ((-dx).max(-cx), (w as i64 - dx).min(w as i64 + cx));
-            for (from, to) in [(lo, 0), (start as i64, hi)] {
-                let mut p = from;
-                while p < to {
-                    let m = ((to - p) as usize).min(lanes.len());
-                    let a = (k_row * n + cx + p + dx) as usize;
-                    let b = (centre as i64 * n + cx + p) as usize;
-                    exp_square(
-                        &reads[a..a + m],
-                        &reads[b..b + m],
-                        op,
-                        s,
-                        t,
-                        k,
-                        &mut lanes[..m],
-                    );
-                    let at = row + (cx + p) as usize;
-                    self.rows[at..at + m].copy_from_slice(&lanes[..m]);
-                    p += m as i64;
-                }
-            }
+            weights(plan, acc, reads, w, q, lo..0, row);
+            weights(plan, acc, reads, w, q, start as i64..hi, row);
         }
         self.tags[here] = Some(py);
     }
@@ -269,6 +299,55 @@ impl Mirror {
     /// The buffer, for reuse.
     pub(super) fn into_rows(self) -> Vec<f32> {
         self.rows
+    }
+}
+
+/// What a tap does with its row of stored weights.
+enum Role {
+    Store,
+    Load,
+    Ahead,
+}
+
+/// The weights of tap `q` of `plan` at the pixels `ps` of output row
+/// (each `p` with `p + dx` in `0..w` and `p` in `-cx..w + cx`), into
+/// `row` (the tap's weights at columns `-cx..w + cx`): from the gathered
+/// window rows `reads` of the walk's accessor (row `k` at `k * n`,
+/// column `-cx` first), by the same f32 operations as the passes.
+fn weights(
+    plan: &Plan,
+    acc: &Accumulate,
+    reads: &[f32],
+    w: usize,
+    q: usize,
+    ps: Range<i64>,
+    row: &mut [f32],
+) {
+    let ((dx, dy), _) = plan.taps[q];
+    let (s, t, k) = plan.scalars[q];
+    let (cx, n) = (plan.cx as i64, w as i64 + 2 * plan.cx as i64);
+    let centre = plan.gathered[plan.cy].expect("bug: a plan without its centre row") as i64;
+    let k_row = plan.gathered[(plan.cy as i64 + dy) as usize]
+        .expect("bug: a shared tap's row not gathered") as i64;
+    let op = acc.square_op();
+    let mut lanes = [0.0f32; 64];
+    let mut p = ps.start;
+    while p < ps.end {
+        let m = ((ps.end - p) as usize).min(lanes.len());
+        let a = (k_row * n + cx + p + dx) as usize;
+        let b = (centre * n + cx + p) as usize;
+        exp_square(
+            &reads[a..a + m],
+            &reads[b..b + m],
+            op,
+            s,
+            t,
+            k,
+            &mut lanes[..m],
+        );
+        let at = (cx + p) as usize;
+        row[at..at + m].copy_from_slice(&lanes[..m]);
+        p += m as i64;
     }
 }
 
