@@ -53,7 +53,9 @@
 //! or square times a scalar, an update by a product) run as one pass each
 //! ([`fuse`]): a Gaussian range weight `k · exp(-(v - c)² · s)` is one. A body that is
 //! then one such weight and sums of it (a bilateral filter's) runs as a
-//! window loop with the sums in registers ([`accumulate`]). Without `exp` each pixel runs the same f32 operations in
+//! window loop with the sums in registers ([`accumulate`]), where the
+//! weight of tap `-t` is loaded, not computed: tap `t`'s at the pixel
+//! `-t` away, the same value ([`mirror`]). Without `exp` each pixel runs the same f32 operations in
 //! the same order: the same bits as the direct path. `exp` runs as a
 //! vectorised polynomial within 2 ulp of `f32::exp` ([`super::exp`]): a
 //! bilateral weight then moves by about 3 ε relative, its weighted mean by
