@@ -485,3 +485,45 @@ fn bad_inputs_fail_cleanly() {
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains("cannot write"));
 }
+
+/// A Radiance picture as old tools wrote it, with a `VIEW=` line before
+/// the `#?RADIANCE` signature: it is read (as `hdr-compress` reads it),
+/// its gray pixels as their values, and filtered like any other input.
+#[test]
+fn radiance_pictures_with_lines_before_the_signature_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, h) = (6usize, 5usize);
+    // Gray RGBE pixels `m · 2^(128 - 136)`: exact in f32.
+    let mantissas: Vec<u8> = (0..w * h).map(|i| 32 + (i * 37 % 200) as u8).collect();
+    let mut bytes =
+        format!("VIEW= -vtv -vh 90\n#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {h} +X {w}\n")
+            .into_bytes();
+    for &m in &mantissas {
+        bytes.extend([m, m, m, 128]);
+    }
+    let input = dir.path().join("old.hdr");
+    std::fs::write(&input, bytes).unwrap();
+    let out = dir.path().join("box.pfm");
+    let run = filters(&[
+        "box",
+        "--boundary",
+        "mirror",
+        path_str(&input),
+        path_str(&out),
+    ]);
+    assert_success(&run, "box on an old Radiance picture");
+    let px: Vec<f32> = mantissas.iter().map(|&m| f32::from(m) / 256.0).collect();
+    let host = Host {
+        px: &px,
+        w,
+        h,
+        boundary: Boundary::Mirror,
+    };
+    let got = io::load_luminance(&out).unwrap().to_vec().unwrap();
+    assert_close(
+        &got,
+        &host.apply("box", 3),
+        1e-5,
+        "box on an old Radiance picture",
+    );
+}

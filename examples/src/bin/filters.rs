@@ -27,9 +27,11 @@ use anyhow::{bail, Context, Result};
 use clap::Parser;
 use hipacc::codegen::{dump, Target};
 use hipacc::core::io;
+use hipacc::core::Image;
 use hipacc::Device;
 use hipacc_examples::filters::{check_finite, demo_image, parse_boundary, Filter, FILTER_NAMES};
-use std::path::PathBuf;
+use hipacc_examples::hdr::input;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Side of the built-in `--demo` image.
@@ -114,7 +116,7 @@ fn run(args: Args) -> Result<()> {
         Device::from_name(&args.backend).with_context(|| format!("--backend {}", args.backend))?;
     let image = match input {
         Some(path) => {
-            let image = io::load_luminance(path)?;
+            let image = load_luminance(path)?;
             check_finite(&image).with_context(|| format!("{}", path.display()))?;
             image
         }
@@ -125,6 +127,21 @@ fn run(args: Args) -> Result<()> {
         .with_context(|| format!("{} on {}", name, device.name()))?;
     io::save_luminance(&result, output)?;
     Ok(())
+}
+
+/// The luminance of the image at `path`. Radiance pictures go through the
+/// HDR tool's tolerant reader: pictures from old tools put lines such as
+/// `VIEW=` before the `#?RADIANCE` signature, which the generic loader
+/// does not recognise.
+fn load_luminance(path: &Path) -> Result<Image<f32>> {
+    if input::kind_from_extension(path) != Some(input::InputKind::Radiance) {
+        return Ok(io::load_luminance(path)?);
+    }
+    let rgba = input::load_hdr(path)?;
+    let (w, h) = (rgba.width(), rgba.height());
+    let pixels = rgba.to_vec()?;
+    let luma = pixels.iter().map(|p| io::luma([p.r, p.g, p.b])).collect();
+    Ok(Image::from_vec(w, h, luma)?)
 }
 
 /// `--emit DIR`: the sources of the kernels the filters run, per target.
