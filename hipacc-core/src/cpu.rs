@@ -27,9 +27,11 @@ use crate::image::ReadGuard;
 use crate::interpolate;
 use crate::{Accessor, Boundary, Domain, Interpolation, Mask, Pixel, Rect, Result};
 
+mod extremes;
 mod offset;
 mod param;
 
+pub use extremes::Extremes;
 pub use offset::{pixel_offset, PixelOffset};
 pub use param::{param_value, ParamValue};
 
@@ -40,6 +42,10 @@ pub trait ReadMode: 'static {
     const CHECK_X: bool;
     /// Rows may leave the region.
     const CHECK_Y: bool;
+    /// The launch proved that no operand of the body's `min` and `max` is
+    /// NaN or a negative zero, so they may be the plain compare-and-select
+    /// ([`Extremes`]).
+    const PLAIN_EXTREMES: bool = false;
 }
 
 /// Reads known to be inside the image: no checks.
@@ -47,6 +53,15 @@ pub enum Interior {}
 impl ReadMode for Interior {
     const CHECK_X: bool = false;
     const CHECK_Y: bool = false;
+}
+
+/// [`Interior`] reads in a launch that proved no `min`/`max` operand of
+/// the body NaN or a negative zero (see [`Extremes`]).
+pub enum InteriorPlain {}
+impl ReadMode for InteriorPlain {
+    const CHECK_X: bool = false;
+    const CHECK_Y: bool = false;
+    const PLAIN_EXTREMES: bool = true;
 }
 
 /// Reads whose rows are inside the image: columns checked.
@@ -83,7 +98,8 @@ pub trait CpuRead {
     /// The value at offset `(dx, dy)` for output pixel `(x, y)`.
     ///
     /// # Safety
-    /// With `M = Interior` the read must be inside the accessor's region,
+    /// With `M = Interior` (or `InteriorPlain`) the read must be inside
+    /// the accessor's region,
     /// and its position and the output pixel's coordinates must fit in
     /// `i32`. The other modes have no precondition; they return the boundary
     /// condition's value only on the axes they check, so a read must be

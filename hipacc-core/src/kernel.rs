@@ -103,12 +103,17 @@ pub trait KernelFields: Sync + Sized {
 
 /// Implemented by `#[kernel_body]`: the kernel's body.
 pub trait KernelBody: KernelFields {
+    /// The body calls `min` or `max`, which a read mode with
+    /// [`ReadMode::PLAIN_EXTREMES`] runs as a plain compare-and-select ([`crate::cpu::Extremes`]): the CPU
+    /// backend instantiates the body in that mode only then.
+    const EXTREMES: bool = false;
     /// The body as captured, for lowering to IR.
     fn surface() -> &'static SBlock;
     /// The body compiled for the CPU: the output value at pixel `(x, y)`.
     ///
     /// # Safety
-    /// With `M = Interior` every accessor read is unchecked: the caller must
+    /// With `M = Interior` (or `InteriorPlain`) every accessor read is
+    /// unchecked: the caller must
     /// guarantee that all reads at `(x, y)` fall inside each accessor's region
     /// at positions that fit in `i32`, as `x` and `y` do (the CPU backend
     /// computes that interior from the IR's footprints).

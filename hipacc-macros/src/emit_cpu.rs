@@ -15,10 +15,14 @@
 //!                                    |a, b| Reducible::r_sum(a, b))
 //! iterate(&self.w, |dx, dy| { s })
 //!     CpuWindow::for_each::<__S>(&__v.w, |dx: i32, dy: i32| { s });
+//! a.min(b), a.max(b)              Extremes::least::<__M>(a, b), Extremes::most::<__M>(a, b)
 //! for i in 0..2 { s }             { let i: i32 = 0i32; s } { let i: i32 = 1i32; s }
 //! for i in 0..100 { s }           for i in 0i32..100i32 { s }
 //! Rgba::new(..)                   <core>::Rgba::new(..)
 //! ```
+//!
+//! `min` and `max` go through `Extremes`, which the read mode lets drop
+//! the NaN rule where the launch proved no operand NaN.
 //!
 //! `pixel_offset` and `param_value` are identities whose trait bounds say,
 //! at the user's token, that offsets are whole pixels and that only scalar
@@ -48,6 +52,8 @@ pub(crate) struct Cpu<'p> {
     /// the backend computed for it (the IR numbers its reductions in the
     /// same order).
     sites: std::cell::Cell<usize>,
+    /// Whether a `min` or `max` was emitted (`KernelBody::EXTREMES`).
+    extremes: std::cell::Cell<bool>,
 }
 
 impl<'p> Cpu<'p> {
@@ -57,7 +63,13 @@ impl<'p> Cpu<'p> {
             paths,
             scope: RefCell::default(),
             sites: std::cell::Cell::new(0),
+            extremes: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether the blocks emitted so far call `min` or `max`.
+    pub(crate) fn emitted_extremes(&self) -> bool {
+        self.extremes.get()
     }
 
     /// `{ stmts result }`
@@ -248,8 +260,20 @@ impl<'p> Cpu<'p> {
             }
             Expr::Method { recv, name, args } => {
                 let recv = self.expr(recv);
-                let args = args.iter().map(|a| self.expr(a));
-                quote!(#recv.#name(#(#args),*))
+                let args: Vec<_> = args.iter().map(|a| self.expr(a)).collect();
+                let extreme = match name.to_string().as_str() {
+                    "min" => Some(quote::format_ident!("least", span = name.span())),
+                    "max" => Some(quote::format_ident!("most", span = name.span())),
+                    _ => None,
+                };
+                match (extreme, args.as_slice()) {
+                    (Some(f), [arg]) => {
+                        self.extremes.set(true);
+                        let extremes = self.paths.extremes();
+                        quote_spanned!(name.span()=> #extremes::#f::<__M>(#recv, #arg))
+                    }
+                    _ => quote!(#recv.#name(#(#args),*)),
+                }
             }
             Expr::Lane { base, member, .. } => {
                 let base = self.expr(base);

@@ -59,7 +59,9 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
     let (window_shape, any_shape) = (paths.window_shape(), paths.any_shape());
     let sblock = paths.surface("SBlock");
     let surface = Surface::new(&paths).block(&body);
-    let cpu = Cpu::new(&paths).block(&body);
+    let emitter = Cpu::new(&paths);
+    let cpu = emitter.block(&body);
+    let extremes = emitter.emitted_extremes();
     // Located at the return type (type errors point there) but resolved
     // where `let __out` is: they differ when the type comes from a
     // `macro_rules!` fragment.
@@ -76,6 +78,8 @@ pub(crate) fn kernel_body_impl(attr: &TokenStream, item: &TokenStream) -> syn::R
         #(#impl_attrs)*
         #(#docs)*
         impl #kernel_body for #self_ty {
+            const EXTREMES: bool = #extremes;
+
             fn surface() -> &'static #sblock {
                 static SURFACE: ::std::sync::OnceLock<#sblock> = ::std::sync::OnceLock::new();
                 SURFACE.get_or_init(|| #surface)

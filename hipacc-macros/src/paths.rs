@@ -71,6 +71,11 @@ impl Paths {
         self.item(quote!(cpu::AnyShape))
     }
 
+    /// `cpu::Extremes`.
+    pub(crate) fn extremes(&self) -> TokenStream {
+        self.item(quote!(cpu::Extremes))
+    }
+
     /// `cpu::CpuRead`.
     pub(crate) fn cpu_read(&self) -> TokenStream {
         self.item(quote!(cpu::CpuRead))

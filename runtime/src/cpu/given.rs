@@ -10,7 +10,7 @@
 //! interior, whatever the expression.
 
 use super::split::Sums;
-use super::{interior_loop, LoopShape};
+use super::{interior_loop, LoopShape, Unchecked};
 use hipacc_core::cpu::{with_given, with_given_rows, Given, GivenRows};
 use hipacc_core::KernelBody;
 
@@ -33,12 +33,12 @@ pub(super) fn outer<'v, 'a, K: KernelBody>(
         let plain = LoopShape::Plain;
         match sums {
             Sums::Values(v) => with_given(v, x0, || {
-                interior_loop::<K, Given>(plain, views, xs, y, row);
+                interior_loop::<K, Given, Unchecked>(plain, views, xs, y, row);
             }),
             Sums::Rows(r) => with_given_rows(r, x0, || match r.first().map_or(0, |s| s.0.len()) {
-                3 => interior_loop::<K, GivenRows<3>>(plain, views, xs, y, row),
-                5 => interior_loop::<K, GivenRows<5>>(plain, views, xs, y, row),
-                7 => interior_loop::<K, GivenRows<7>>(plain, views, xs, y, row),
+                3 => interior_loop::<K, GivenRows<3>, Unchecked>(plain, views, xs, y, row),
+                5 => interior_loop::<K, GivenRows<5>, Unchecked>(plain, views, xs, y, row),
+                7 => interior_loop::<K, GivenRows<7>, Unchecked>(plain, views, xs, y, row),
                 h => unreachable!("bug: given rows of height {h}"),
             }),
         }

@@ -34,15 +34,22 @@
 //!    `Domain`, a `Mask<T>`), runs the body instantiated for the window
 //!    shape the launch proves (every window 3x3, 5x5 or 7x7, domains full,
 //!    see [`window_shape`]), so that `reduce`, `convolve` and `iterate` get
-//!    their positions written out as for a mask of fixed size.
+//!    their positions written out as for a mask of fixed size;
+//! 6. for a body whose `min`/`max` operands all come from reads by
+//!    order-keeping operations ([`plain_extremes`]), runs each interior row
+//!    whose source rows hold neither NaN nor negative zero ([`row_scan`])
+//!    in [`InteriorPlain`]: `min` and `max` are then one `minps`/`maxps`,
+//!    with the same bits as Rust's NaN-aware forms.
 
 mod dense;
 mod exp;
 pub(crate) mod fused;
 mod given;
 mod interior;
+mod plain_extremes;
 mod plan;
 pub(crate) mod replay;
+mod row_scan;
 mod separable;
 pub(crate) mod simd;
 mod split;
@@ -50,8 +57,8 @@ mod taps;
 
 use crate::Result;
 use hipacc_core::cpu::{
-    AnyShape, Border, FullShape, Interior as Unchecked, LeftRight, ReadMode, Rolled, TopBottom,
-    WindowShape,
+    AnyShape, Border, FullShape, Interior as Unchecked, InteriorPlain, LeftRight, ReadMode, Rolled,
+    TopBottom, WindowShape,
 };
 use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
@@ -162,11 +169,19 @@ impl Ready {
             };
         }
         let views = kernel.cpu_views_in(rect)?;
+        let scan = match (&prepared.plan.plain_extremes, K::EXTREMES) {
+            (Some(scanned), true) => {
+                row_scan::RowScan::new(bindings, scanned, &prepared.plan.reaches, rect)
+            }
+            _ => None,
+        };
         let mut out = space.image().write()?;
         let rows = &mut out[rect.y * width..(rect.y + rect.height) * width];
-        prepared
-            .launch(rect.y, band, serial)
-            .run_in_shape::<K>(prepared.window, &views, rows);
+        let launch = Launch {
+            scan: scan.as_ref(),
+            ..prepared.launch(rect.y, band, serial)
+        };
+        launch.run_in_shape::<K>(prepared.window, &views, rows);
         Ok(())
     }
 }
@@ -294,6 +309,7 @@ impl Prepared {
             width: self.width,
             band,
             serial,
+            scan: None,
         }
     }
 
@@ -365,6 +381,9 @@ struct Launch<'p> {
     band: usize,
     /// Run on the calling thread.
     serial: bool,
+    /// Where the body's `min` and `max` may be the plain compare-and-select:
+    /// which interior rows read neither NaN nor negative zero.
+    scan: Option<&'p row_scan::RowScan<'p>>,
 }
 
 impl Launch<'_> {
@@ -397,7 +416,30 @@ impl Launch<'_> {
             for (i, row) in chunk.chunks_mut(self.width).enumerate() {
                 let y = self.y0 + b * self.band + i;
                 let row = &mut row[self.cols.clone()];
-                run_row::<K, S>(views, self.inner, self.shape, self.cols.start, y, row);
+                let plain = K::EXTREMES
+                    && self.inner.rows.contains(&y)
+                    && self.scan.is_some_and(|s| s.clean(y));
+                #[cfg(test)]
+                plain_extremes::PLAIN_ROWS.with(|n| n.set(n.get() + usize::from(plain)));
+                if plain {
+                    run_row::<K, S, InteriorPlain>(
+                        views,
+                        self.inner,
+                        self.shape,
+                        self.cols.start,
+                        y,
+                        row,
+                    );
+                } else {
+                    run_row::<K, S, Unchecked>(
+                        views,
+                        self.inner,
+                        self.shape,
+                        self.cols.start,
+                        y,
+                        row,
+                    );
+                }
             }
         };
         if self.serial {
@@ -434,8 +476,11 @@ fn band_rows(width: usize, height: usize) -> usize {
 /// Computes one output row: columns `x0..x0 + row.len()` of row `y`, each
 /// part in the read mode of its region (see [`hipacc_core::cpu`]): rows whose
 /// reads stay inside vertically run `LeftRight` strips around the unchecked
-/// interior, other rows `Border` corners around a `TopBottom` middle.
-fn run_row<K: KernelBody, S: WindowShape>(
+/// interior, other rows `Border` corners around a `TopBottom` middle. The
+/// interior reads in mode `I`: [`Unchecked`], or [`InteriorPlain`] where
+/// the launch proved that the body's `min` and `max` see neither NaN nor
+/// negative zero there.
+fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
     shape: LoopShape,
@@ -470,9 +515,9 @@ fn run_row<K: KernelBody, S: WindowShape>(
         _ => middle.as_ptr().align_offset(32),
     };
     let (first, rest) = middle.split_at_mut(head.min(middle.len()));
-    interior_loop::<K, S>(LoopShape::Plain, views, xs, yi, first);
+    interior_loop::<K, S, I>(LoopShape::Plain, views, xs, yi, first);
     let xs = xs + first.len() as isize;
-    interior_loop::<K, S>(shape, views, xs, yi, rest);
+    interior_loop::<K, S, I>(shape, views, xs, yi, rest);
     edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
 }
 
@@ -499,7 +544,7 @@ fn edge_loop<K: KernelBody, M: ReadMode>(
 simd::dispatch! {
     /// Computes the interior pixels `row` (columns from `xs`) in the loop
     /// `shape`, compiled for AVX2 where the CPU has it ([`simd`]).
-    fn interior_loop<K: KernelBody, S: WindowShape>(
+    fn interior_loop<K: KernelBody, S: WindowShape, I: ReadMode>(
         shape: LoopShape,
         views: &K::CpuViews<'_>,
         xs: isize,
@@ -507,16 +552,17 @@ simd::dispatch! {
         row: &mut [K::Output],
     ) {
         match shape {
-            LoopShape::Plain => plain_loop::<K, S>(views, xs, y, row),
-            LoopShape::Lanes => lanes_loop::<K, S>(views, xs, y, row),
-            LoopShape::Pairs => pairs_loop::<K, S>(views, xs, y, row),
+            LoopShape::Plain => plain_loop::<K, S, I>(views, xs, y, row),
+            LoopShape::Lanes => lanes_loop::<K, S, I>(views, xs, y, row),
+            LoopShape::Pairs => pairs_loop::<K, S, I>(views, xs, y, row),
         }
     }
 }
 
-/// The [`LoopShape::Plain`] interior loop: one pixel per iteration.
+/// The [`LoopShape::Plain`] interior loop: one pixel per iteration. The
+/// interior loops read in mode `I`, [`Unchecked`] or [`InteriorPlain`].
 #[inline(always)]
-fn plain_loop<K: KernelBody, S: WindowShape>(
+fn plain_loop<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     xs: isize,
     y: isize,
@@ -527,7 +573,7 @@ fn plain_loop<K: KernelBody, S: WindowShape>(
         // `interior::interior` as the pixels at which every offset of every
         // accessor's footprint reads inside that accessor's region; the views
         // were made from the same bindings and space origin.
-        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + i as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<I, S>(views, xs + i as isize, y) };
     }
 }
 
@@ -536,7 +582,7 @@ fn plain_loop<K: KernelBody, S: WindowShape>(
 /// LLVM's SLP vectoriser turns into vector code where the loop vectoriser
 /// gives up (an unrolled 5x5 mask).
 #[inline(always)]
-fn lanes_loop<K: KernelBody, S: WindowShape>(
+fn lanes_loop<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     xs: isize,
     y: isize,
@@ -551,7 +597,7 @@ fn lanes_loop<K: KernelBody, S: WindowShape>(
         macro_rules! lanes {
             ($($k:literal)*) => {
                 // SAFETY: as in `plain_loop`.
-                [$(unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x + $k, y) }),*]
+                [$(unsafe { K::cpu_pixel_in::<I, S>(views, x + $k, y) }),*]
             };
         }
         let values: [K::Output; LANES] = lanes!(0 1 2 3 4 5 6 7);
@@ -559,7 +605,7 @@ fn lanes_loop<K: KernelBody, S: WindowShape>(
     }
     for (i, out) in lanes.into_remainder().iter_mut().enumerate() {
         // SAFETY: as in `plain_loop`.
-        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + (done + i) as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<I, S>(views, xs + (done + i) as isize, y) };
     }
 }
 
@@ -575,7 +621,7 @@ fn lanes_loop<K: KernelBody, S: WindowShape>(
 /// `h`, so they vectorise as plain or interleaved loads instead of one
 /// load per lane.
 #[inline(always)]
-fn pairs_loop<K: KernelBody, S: WindowShape>(
+fn pairs_loop<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     xs: isize,
     y: isize,
@@ -593,12 +639,12 @@ fn pairs_loop<K: KernelBody, S: WindowShape>(
         // SAFETY: `2h + 1` is a column of the interior, below `I32_SPAN`.
         let x = unsafe { h.unchecked_mul(2) };
         // SAFETY: as in `plain_loop`.
-        pair[0] = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x as isize, y) };
+        pair[0] = unsafe { K::cpu_pixel_in::<I, S>(views, x as isize, y) };
         // SAFETY: as in `plain_loop`; `x + 1` is as above.
-        pair[1] = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, x.unchecked_add(1) as isize, y) };
+        pair[1] = unsafe { K::cpu_pixel_in::<I, S>(views, x.unchecked_add(1) as isize, y) };
     }
     for (i, out) in pairs.into_remainder().iter_mut().enumerate() {
         // SAFETY: as in `plain_loop`.
-        *out = unsafe { K::cpu_pixel_in::<Unchecked, S>(views, xs + (done + i) as isize, y) };
+        *out = unsafe { K::cpu_pixel_in::<I, S>(views, xs + (done + i) as isize, y) };
     }
 }
