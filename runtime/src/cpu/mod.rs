@@ -170,8 +170,8 @@ impl Ready {
         }
         let views = kernel.cpu_views_in(rect)?;
         let scan = match (&prepared.plan.plain_extremes, K::EXTREMES) {
-            (Some(scanned), true) => {
-                row_scan::RowScan::new(bindings, scanned, &prepared.plan.reaches, rect)
+            (Some(checked), true) if checked.params_allow(&bindings.params) => {
+                row_scan::RowScan::new(bindings, &checked.accessors, &prepared.plan.reaches, rect)
             }
             _ => None,
         };

@@ -10,13 +10,15 @@
 //! `signum`, `clamp`, selection and widening only (never by arithmetic,
 //! which makes NaN from infinities and negative zeros from products, nor
 //! by negation, `ceil` or `round`, which make negative zeros, nor from
-//! parameters or mask coefficients, which are not scanned), from constants
-//! that are neither NaN nor negative zero, and from variables that only
-//! ever hold such values. Then an interior row whose source rows hold
-//! neither ([`super::row_scan`]) runs the plain form.
+//! mask coefficients, which are not checked), from constants and scalar
+//! parameters that are neither NaN nor negative zero (parameters checked
+//! at each launch), and from variables that only ever hold such values.
+//! Then an interior row whose source rows hold neither
+//! ([`super::row_scan`]) runs the plain form.
 
 use hipacc_core::ir::{
-    Block, Expr, ExprKind, Intrinsic, Kernel, Literal, ReduceOp, ScalarType, Stmt, VarId,
+    Block, Expr, ExprKind, Intrinsic, Kernel, Literal, ReduceOp, Scalar4, ScalarType, Stmt, Value,
+    VarId,
 };
 use hipacc_core::Interpolation;
 
@@ -26,16 +28,50 @@ thread_local! {
     pub(super) static PLAIN_ROWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The accessors (slot indices) whose pixels a launch must scan for NaN
-/// and negative zeros before running `ir`'s interior with plain `min` and
-/// `max`; `None` when the body has no float `min`/`max` or one whose
-/// operands could be either with pixels that are neither.
-pub(crate) fn scanned_accessors(ir: &Kernel) -> Option<Vec<usize>> {
+/// What a launch checks before running an interior row with plain `min`
+/// and `max`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Checked {
+    /// The accessors (slot indices) whose source rows must hold neither
+    /// NaN nor negative zero.
+    pub(crate) accessors: Vec<usize>,
+    /// The scalar parameters (slot indices) that must be neither.
+    pub(crate) params: Vec<usize>,
+}
+
+impl Checked {
+    /// Whether the launch's parameter values allow the plain form.
+    pub(crate) fn params_allow(&self, params: &[hipacc_core::kernel::ParamBinding]) -> bool {
+        self.params.iter().all(|&p| plain_value(&params[p].value))
+    }
+}
+
+/// Neither NaN nor negative zero, in any lane.
+fn plain_value(v: &Value) -> bool {
+    let plain = |f: f64| !f.is_nan() && f.to_bits() != (-0.0_f64).to_bits();
+    match *v {
+        Value::F32(f) => plain(f64::from(f)),
+        Value::F64(f) => plain(f),
+        Value::Vec4(lanes) => lanes.iter().all(|l| match *l {
+            Scalar4::F32(f) => plain(f64::from(f)),
+            Scalar4::F64(f) => plain(f),
+            _ => true,
+        }),
+        _ => true,
+    }
+}
+
+/// What a launch must check before running `ir`'s interior with plain
+/// `min` and `max`; `None` when the body has no float `min`/`max` or one
+/// whose operands could be NaN or negative zero with pixels and parameters
+/// that are neither.
+pub(crate) fn checked(ir: &Kernel) -> Option<Checked> {
     let mut defs = Vec::new();
     block_defs(&ir.body, &mut defs);
     let mut clean = Clean {
         vars: vec![true; ir.vars.len()],
         reads: Vec::new(),
+        params: Vec::new(),
     };
     // Variables start clean and only ever turn dirty: a fixpoint in at
     // most one round per variable.
@@ -64,7 +100,13 @@ pub(crate) fn scanned_accessors(ir: &Kernel) -> Option<Vec<usize>> {
     let blended = scanned
         .iter()
         .any(|&a| ir.accessors[a].interpolation != Interpolation::None);
-    (!blended).then_some(scanned)
+    let mut params = clean.params;
+    params.sort_unstable();
+    params.dedup();
+    (!blended).then_some(Checked {
+        accessors: scanned,
+        params,
+    })
 }
 
 /// Every `let` and assignment of `block`, nested ones included.
@@ -166,6 +208,8 @@ struct Clean {
     vars: Vec<bool>,
     /// The accessors read by clean expressions.
     reads: Vec<usize>,
+    /// The float parameters clean expressions use.
+    params: Vec<usize>,
 }
 
 impl Clean {
@@ -181,6 +225,10 @@ impl Clean {
             }
             ExprKind::Const(_) => true,
             ExprKind::Var(v) => self.vars[v.0 as usize],
+            ExprKind::Param(p) => {
+                self.params.push(*p);
+                true
+            }
             ExprKind::Read { acc, .. } => {
                 self.reads.push(*acc);
                 true
@@ -221,7 +269,7 @@ impl Clean {
 
 #[cfg(test)]
 mod tests {
-    use super::{scanned_accessors, PLAIN_ROWS};
+    use super::{checked, Checked, PLAIN_ROWS};
     use crate::prelude::*;
     use hipacc_core::ir::evaluate_kernel;
     use hipacc_core::{Boundary, Kernel};
@@ -248,6 +296,24 @@ mod tests {
                 m = m.abs().floor();
             }
             m.max(self.input.at(0, 1)).min(3.5)
+        }
+    }
+
+    /// A clamp of the pixel between two parameters, and a third pixel's
+    /// floor below the parameter `hi`.
+    #[derive(Kernel)]
+    #[kernel(output = f32)]
+    struct Clamped {
+        input: Accessor<f32>,
+        lo: f32,
+        hi: f32,
+    }
+
+    #[kernel_body]
+    impl Clamped {
+        fn kernel(&self) -> f32 {
+            let v = self.input.at(0, 0).max(self.lo).min(self.hi);
+            v.max(self.input.at(1, 1).floor().min(self.hi))
         }
     }
 
@@ -348,14 +414,70 @@ mod tests {
         }
     }
 
-    /// Only bodies whose `min`/`max` operands come from reads by
-    /// order-keeping operations are planned plain.
+    /// Parameters inside `min`/`max` are checked at launch: a NaN or a
+    /// negative zero keeps every row exact; either way every output has
+    /// the evaluator's bits.
+    #[test]
+    fn parameters_are_checked_at_launch() {
+        let (w, h) = (23, 13);
+        let input = image(w, h, &[6]);
+        for (lo, hi, plain) in [
+            (0.5, 2.0, true),
+            (-0.0, 2.0, false),
+            (f32::NAN, 2.0, false),
+            (-1.0, f32::NAN, false),
+            (0.0, f32::INFINITY, true),
+        ] {
+            let k = Clamped {
+                input: Accessor::new(&input).with_boundary(Boundary::Mirror),
+                lo,
+                hi,
+            };
+            let out = Image::<f32>::new(w, h).unwrap();
+            let want = Image::<f32>::new(w, h).unwrap();
+            let before = PLAIN_ROWS.with(|n| n.get());
+            crate::cpu::execute(&k, &IterationSpace::full(&out), usize::MAX).unwrap();
+            let rows = PLAIN_ROWS.with(|n| n.get()) - before;
+            evaluate_kernel(&k, &IterationSpace::full(&want)).unwrap();
+            let (got, want) = (out.to_vec().unwrap(), want.to_vec().unwrap());
+            for (i, (g, e)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g.to_bits(),
+                    e.to_bits(),
+                    "lo {lo} hi {hi} pixel {i}: {g} against {e}"
+                );
+            }
+            // Interior rows 0..=11 read rows y..=y + 1; row 6 holds a NaN.
+            let expected = if plain {
+                (0..h - 1).filter(|&y| y != 5 && y != 6).count()
+            } else {
+                0
+            };
+            assert_eq!(rows, expected, "lo {lo} hi {hi}: plain rows");
+        }
+    }
+
+    /// Only bodies whose `min`/`max` operands come from reads and
+    /// parameters by order-keeping operations are planned plain.
     #[test]
     fn operands_from_arithmetic_or_negation_are_not_plain() {
         let input = image(8, 8, &[]);
         let acc = || Accessor::new(&input);
-        let plan = |ir: hipacc_core::ir::Kernel| scanned_accessors(&ir);
-        assert_eq!(plan(Ranked { input: acc() }.ir().unwrap()), Some(vec![0]));
+        let plan = |ir: hipacc_core::ir::Kernel| checked(&ir);
+        let reads = |params: Vec<usize>| Checked {
+            accessors: vec![0],
+            params,
+        };
+        assert_eq!(
+            plan(Ranked { input: acc() }.ir().unwrap()),
+            Some(reads(vec![]))
+        );
+        let k = Clamped {
+            input: acc(),
+            lo: 0.0,
+            hi: 1.0,
+        };
+        assert_eq!(plan(k.ir().unwrap()), Some(reads(vec![0, 1])));
         assert_eq!(plan(Spread { input: acc() }.ir().unwrap()), None);
         assert_eq!(plan(Negated { input: acc() }.ir().unwrap()), None);
     }

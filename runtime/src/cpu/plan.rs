@@ -72,10 +72,10 @@ pub(crate) struct Plan {
     /// Set when the body's window sums can run in two passes where their
     /// masks separate ([`super::split`]).
     pub(crate) split: Option<Arc<super::split::Program>>,
-    /// The accessors to scan for NaN and negative zeros before an interior
-    /// row runs the body's `min` and `max` as the plain compare-and-select;
-    /// `None` where the body cannot ([`super::plain_extremes`]).
-    pub(crate) plain_extremes: Option<Arc<[usize]>>,
+    /// The accessors to scan and the parameters to check for NaN and
+    /// negative zeros before an interior row runs the body's `min` and
+    /// `max` as the plain compare-and-select; `None` where the body cannot ([`super::plain_extremes`]).
+    pub(crate) plain_extremes: Option<Arc<super::plain_extremes::Checked>>,
 }
 
 fn cache() -> &'static Mutex<HashMap<Key, Plan>> {
@@ -120,7 +120,7 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
     let plan = Plan {
         convolution: convolution(&ir),
         split: super::split::program(&ir).map(Arc::new),
-        plain_extremes: super::plain_extremes::scanned_accessors(&ir).map(Arc::from),
+        plain_extremes: super::plain_extremes::checked(&ir).map(Arc::new),
         reaches,
         shape: if upsampling {
             LoopShape::Pairs
