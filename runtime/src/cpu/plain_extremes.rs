@@ -365,6 +365,23 @@ mod tests {
         Image::from_vec(w, h, px).unwrap()
     }
 
+    /// Runs `k` over a `w x h` output on this thread, checks every output
+    /// bit against the evaluator's, and returns the rows run plain.
+    fn exact_run<K: Kernel<Output = f32>>(k: &K, w: usize, h: usize, at: &str) -> usize {
+        let out = Image::<f32>::new(w, h).unwrap();
+        let want = Image::<f32>::new(w, h).unwrap();
+        let before = PLAIN_ROWS.with(|n| n.get());
+        crate::cpu::execute(k, &IterationSpace::full(&out), usize::MAX).unwrap();
+        let plain = PLAIN_ROWS.with(|n| n.get()) - before;
+        evaluate_kernel(k, &IterationSpace::full(&want)).unwrap();
+        let (got, want) = (out.to_vec().unwrap(), want.to_vec().unwrap());
+        for (i, (g, e)) in got.iter().zip(&want).enumerate() {
+            let (x, y) = (i % w, i / w);
+            assert_eq!(g.to_bits(), e.to_bits(), "{at} ({x}, {y}): {g} against {e}");
+        }
+        plain
+    }
+
     /// The plain form runs exactly on the interior rows whose source rows
     /// hold neither NaN nor negative zero, and every output has the
     /// evaluator's bits: on every boundary mode, odd sizes, and source rows
@@ -382,25 +399,10 @@ mod tests {
             let odd: Vec<usize> = [4, 9, 20].into_iter().filter(|&y| y < h).collect();
             let input = image(w, h, &odd);
             for (m, &mode) in modes.iter().enumerate() {
-                let out = Image::<f32>::new(w, h).unwrap();
-                let want = Image::<f32>::new(w, h).unwrap();
                 let k = Ranked {
                     input: Accessor::new(&input).with_boundary(mode),
                 };
-                let before = PLAIN_ROWS.with(|n| n.get());
-                crate::cpu::execute(&k, &IterationSpace::full(&out), usize::MAX).unwrap();
-                let plain = PLAIN_ROWS.with(|n| n.get()) - before;
-                evaluate_kernel(&k, &IterationSpace::full(&want)).unwrap();
-                let (got, want) = (out.to_vec().unwrap(), want.to_vec().unwrap());
-                for (i, (g, e)) in got.iter().zip(&want).enumerate() {
-                    assert_eq!(
-                        g.to_bits(),
-                        e.to_bits(),
-                        "{w}x{h} mode {m} pixel ({}, {}): {g} against {e}",
-                        i % w,
-                        i / w
-                    );
-                }
+                let plain = exact_run(&k, w, h, &format!("{w}x{h} mode {m}"));
                 // Interior rows read rows y - 1 ..= y + 1 and need a column
                 // on each side.
                 let expected = match w >= 3 {
@@ -433,20 +435,7 @@ mod tests {
                 lo,
                 hi,
             };
-            let out = Image::<f32>::new(w, h).unwrap();
-            let want = Image::<f32>::new(w, h).unwrap();
-            let before = PLAIN_ROWS.with(|n| n.get());
-            crate::cpu::execute(&k, &IterationSpace::full(&out), usize::MAX).unwrap();
-            let rows = PLAIN_ROWS.with(|n| n.get()) - before;
-            evaluate_kernel(&k, &IterationSpace::full(&want)).unwrap();
-            let (got, want) = (out.to_vec().unwrap(), want.to_vec().unwrap());
-            for (i, (g, e)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(
-                    g.to_bits(),
-                    e.to_bits(),
-                    "lo {lo} hi {hi} pixel {i}: {g} against {e}"
-                );
-            }
+            let rows = exact_run(&k, w, h, &format!("lo {lo} hi {hi}"));
             // Interior rows 0..=11 read rows y..=y + 1; row 6 holds a NaN.
             let expected = if plain {
                 (0..h - 1).filter(|&y| y != 5 && y != 6).count()
