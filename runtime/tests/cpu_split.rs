@@ -1,5 +1,6 @@
-//! Bodies whose weighted window sums use rank-1 masks run the sums in two
-//! passes on the CPU, whatever else the body computes. The results match
+//! Bodies whose weighted window sums use rank-1 masks, and whose
+//! unweighted sums cover every position of a window (boxes), run the sums
+//! in two passes on the CPU, whatever else the body computes. The results match
 //! the IR evaluator (direct sums, one pixel at a time) within the rounding
 //! of a regrouped sum, on every boundary mode, odd sizes and images
 //! smaller than the window; and a pipeline whose last stage takes that
@@ -87,6 +88,55 @@ impl RowBlurs {
             self.narrow.at(dx, dy) * (self.input.at(dx, dy) * self.input.at(dx, dy))
         });
         self.input() * 3.0 - a + b
+    }
+}
+
+/// The smaller eigenvalue of the structure tensor, summed over a domain
+/// (Shi-Tomasi corners): three unweighted window sums of products, which
+/// run as two passes of ones.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct MinEigen {
+    ix: Accessor<f32>,
+    iy: Accessor<f32>,
+    window: Domain,
+}
+
+#[kernel_body]
+impl MinEigen {
+    fn kernel(&self) -> f32 {
+        let sxx = reduce(&self.window, Sum, |dx, dy| {
+            self.ix.at(dx, dy) * self.ix.at(dx, dy)
+        });
+        let syy = reduce(&self.window, Sum, |dx, dy| {
+            self.iy.at(dx, dy) * self.iy.at(dx, dy)
+        });
+        let sxy = reduce(&self.window, Sum, |dx, dy| {
+            self.ix.at(dx, dy) * self.iy.at(dx, dy)
+        });
+        let half_diff = (sxx - syy) * 0.5;
+        (sxx + syy) * 0.5 - (half_diff * half_diff + sxy * sxy).sqrt()
+    }
+}
+
+/// A local variance: unweighted sums over every position of a mask (its
+/// coefficients unused), as a box.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Variance {
+    input: Accessor<f32>,
+    window: Mask<f32, 3, 5>,
+}
+
+#[kernel_body]
+impl Variance {
+    fn kernel(&self) -> f32 {
+        let n = 15.0;
+        let mean = convolve(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) / n;
+        let square = convolve(&self.window, Sum, |dx, dy| {
+            self.input.at(dx, dy) * self.input.at(dx, dy)
+        }) / n;
+        square - mean * mean
     }
 }
 
@@ -194,6 +244,51 @@ fn sums_of_several_widths_over_one_accessor_read_their_own_columns() {
 }
 
 #[test]
+fn structure_tensors_over_domains_match_the_evaluator_on_every_mode() {
+    for (w, h) in SIZES {
+        let (ix, iy) = (image(w, h, 11), image(w, h, 12));
+        for (dw, dh) in [(3, 3), (5, 5), (7, 3), (9, 9)] {
+            for mode in 0..5 {
+                let k = MinEigen {
+                    ix: Accessor::new(&ix).with_boundary(boundary(mode)),
+                    iy: Accessor::new(&iy).with_boundary(boundary(4 - mode)),
+                    window: Domain::new(dw, dh).unwrap(),
+                };
+                check(&format!("min eigenvalue {dw}x{dh}, mode {mode}"), &k, w, h);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_domain_with_a_position_off_keeps_its_taps() {
+    let (w, h) = (37, 29);
+    let (ix, iy) = (image(w, h, 13), image(w, h, 14));
+    let mut window = Domain::new(5, 5).unwrap();
+    window.set(1, -2, false).unwrap();
+    let k = MinEigen {
+        ix: Accessor::new(&ix).with_boundary(Boundary::Mirror),
+        iy: Accessor::new(&iy).with_boundary(Boundary::Repeat),
+        window,
+    };
+    check("min eigenvalue, 5x5 less one", &k, w, h);
+}
+
+#[test]
+fn unweighted_mask_sums_match_the_evaluator_on_every_mode() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 15);
+        for mode in 0..5 {
+            let k = Variance {
+                input: Accessor::new(&input).with_boundary(boundary(mode)),
+                window: mask::<3, 5>(),
+            };
+            check(&format!("variance, mode {mode}"), &k, w, h);
+        }
+    }
+}
+
+#[test]
 fn a_mask_without_rank_one_keeps_the_direct_sums() {
     let (w, h) = (37, 29);
     let (ix, iy) = (image(w, h, 5), image(w, h, 6));
@@ -243,6 +338,50 @@ fn fused_harris_equals_kernel_by_kernel_bit_for_bit() {
                 dx.execute(&device, &spaces[0]).unwrap();
                 dy.execute(&device, &spaces[1]).unwrap();
                 response.execute(&device, &spaces[2]).unwrap();
+                let unfused = out.to_vec().unwrap();
+                let same = fused
+                    .iter()
+                    .zip(&unfused)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{w}x{h}, mode {mode}: fused and unfused differ");
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_min_eigen_equals_kernel_by_kernel_bit_for_bit() {
+    for (w, h) in SIZES {
+        let input = image(w, h, 16);
+        for mode in 0..5 {
+            let (ix, iy, out) = (
+                Image::<f32>::new(w, h).unwrap(),
+                Image::<f32>::new(w, h).unwrap(),
+                Image::<f32>::new(w, h).unwrap(),
+            );
+            let diff = |dx: i32| Diff {
+                input: Accessor::new(&input).with_boundary(boundary(mode)),
+                dx,
+            };
+            let (dx, dy) = (diff(1), diff(0));
+            let corners = MinEigen {
+                ix: Accessor::new(&ix).with_boundary(boundary(4 - mode)),
+                iy: Accessor::new(&iy).with_boundary(boundary(mode)),
+                window: Domain::new(5, 3).unwrap(),
+            };
+            let spaces = [&ix, &iy, &out].map(IterationSpace::full);
+            for device in [Device::cpu_serial_below(0), Device::cpu()] {
+                out.write().unwrap().fill(f32::NAN);
+                Pipeline::new()
+                    .stage(&dx, &spaces[0])
+                    .stage(&dy, &spaces[1])
+                    .stage(&corners, &spaces[2])
+                    .execute(&device)
+                    .expect("fused");
+                let fused = out.to_vec().unwrap();
+                dx.execute(&device, &spaces[0]).unwrap();
+                dy.execute(&device, &spaces[1]).unwrap();
+                corners.execute(&device, &spaces[2]).unwrap();
                 let unfused = out.to_vec().unwrap();
                 let same = fused
                     .iter()
