@@ -304,91 +304,81 @@ fn a_mask_without_rank_one_keeps_the_direct_sums() {
     check("harris, full-rank mask", &k, w, h);
 }
 
+/// Runs derivatives of a `w x h` input (through `input_mode`) then
+/// `last(ix, iy)` as a pipeline and kernel by kernel, on both CPU devices,
+/// and checks that the outputs are the same bits.
+fn check_fused<K: Kernel<Output = f32>>(
+    what: &str,
+    (w, h): (usize, usize),
+    input_mode: Boundary<f32>,
+    last: impl Fn(&Image<f32>, &Image<f32>) -> K,
+) {
+    let input = image(w, h, 9);
+    let (ix, iy, out) = (
+        Image::<f32>::new(w, h).unwrap(),
+        Image::<f32>::new(w, h).unwrap(),
+        Image::<f32>::new(w, h).unwrap(),
+    );
+    let diff = |dx: i32| Diff {
+        input: Accessor::new(&input).with_boundary(input_mode),
+        dx,
+    };
+    let (dx, dy, last) = (diff(1), diff(0), last(&ix, &iy));
+    let spaces = [&ix, &iy, &out].map(IterationSpace::full);
+    for device in [Device::cpu_serial_below(0), Device::cpu()] {
+        out.write().unwrap().fill(f32::NAN);
+        Pipeline::new()
+            .stage(&dx, &spaces[0])
+            .stage(&dy, &spaces[1])
+            .stage(&last, &spaces[2])
+            .execute(&device)
+            .expect("fused");
+        let fused = out.to_vec().unwrap();
+        dx.execute(&device, &spaces[0]).unwrap();
+        dy.execute(&device, &spaces[1]).unwrap();
+        last.execute(&device, &spaces[2]).unwrap();
+        let unfused = out.to_vec().unwrap();
+        let same = fused
+            .iter()
+            .zip(&unfused)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "{what}, {w}x{h}: fused and unfused differ");
+    }
+}
+
 #[test]
 fn fused_harris_equals_kernel_by_kernel_bit_for_bit() {
-    for (w, h) in SIZES {
-        let input = image(w, h, 9);
+    for size in SIZES {
         for mode in 0..5 {
-            let (ix, iy) = (
-                Image::<f32>::new(w, h).unwrap(),
-                Image::<f32>::new(w, h).unwrap(),
+            check_fused(
+                &format!("harris, mode {mode}"),
+                size,
+                boundary(4 - mode),
+                |ix, iy| Response {
+                    ix: Accessor::new(ix).with_boundary(boundary(mode)),
+                    iy: Accessor::new(iy).with_boundary(boundary(mode)),
+                    mask: mask::<5, 5>(),
+                    k: 0.04,
+                },
             );
-            let out = Image::<f32>::new(w, h).unwrap();
-            let diff = |dx: i32| Diff {
-                input: Accessor::new(&input).with_boundary(boundary(4 - mode)),
-                dx,
-            };
-            let (dx, dy) = (diff(1), diff(0));
-            let response = Response {
-                ix: Accessor::new(&ix).with_boundary(boundary(mode)),
-                iy: Accessor::new(&iy).with_boundary(boundary(mode)),
-                mask: mask::<5, 5>(),
-                k: 0.04,
-            };
-            let spaces = [&ix, &iy, &out].map(IterationSpace::full);
-            for device in [Device::cpu_serial_below(0), Device::cpu()] {
-                out.write().unwrap().fill(f32::NAN);
-                Pipeline::new()
-                    .stage(&dx, &spaces[0])
-                    .stage(&dy, &spaces[1])
-                    .stage(&response, &spaces[2])
-                    .execute(&device)
-                    .expect("fused");
-                let fused = out.to_vec().unwrap();
-                dx.execute(&device, &spaces[0]).unwrap();
-                dy.execute(&device, &spaces[1]).unwrap();
-                response.execute(&device, &spaces[2]).unwrap();
-                let unfused = out.to_vec().unwrap();
-                let same = fused
-                    .iter()
-                    .zip(&unfused)
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "{w}x{h}, mode {mode}: fused and unfused differ");
-            }
         }
     }
 }
 
 #[test]
 fn fused_min_eigen_equals_kernel_by_kernel_bit_for_bit() {
-    for (w, h) in SIZES {
-        let input = image(w, h, 16);
+    for size in SIZES {
         for mode in 0..5 {
-            let (ix, iy, out) = (
-                Image::<f32>::new(w, h).unwrap(),
-                Image::<f32>::new(w, h).unwrap(),
-                Image::<f32>::new(w, h).unwrap(),
+            check_fused(
+                &format!("min eigen, mode {mode}"),
+                size,
+                boundary(mode),
+                |ix, iy| MinEigen {
+                    ix: Accessor::new(ix).with_boundary(boundary(4 - mode)),
+                    iy: Accessor::new(iy).with_boundary(boundary(mode)),
+                    window: Domain::new(5, 3).unwrap(),
+                },
             );
-            let diff = |dx: i32| Diff {
-                input: Accessor::new(&input).with_boundary(boundary(mode)),
-                dx,
-            };
-            let (dx, dy) = (diff(1), diff(0));
-            let corners = MinEigen {
-                ix: Accessor::new(&ix).with_boundary(boundary(4 - mode)),
-                iy: Accessor::new(&iy).with_boundary(boundary(mode)),
-                window: Domain::new(5, 3).unwrap(),
-            };
-            let spaces = [&ix, &iy, &out].map(IterationSpace::full);
-            for device in [Device::cpu_serial_below(0), Device::cpu()] {
-                out.write().unwrap().fill(f32::NAN);
-                Pipeline::new()
-                    .stage(&dx, &spaces[0])
-                    .stage(&dy, &spaces[1])
-                    .stage(&corners, &spaces[2])
-                    .execute(&device)
-                    .expect("fused");
-                let fused = out.to_vec().unwrap();
-                dx.execute(&device, &spaces[0]).unwrap();
-                dy.execute(&device, &spaces[1]).unwrap();
-                corners.execute(&device, &spaces[2]).unwrap();
-                let unfused = out.to_vec().unwrap();
-                let same = fused
-                    .iter()
-                    .zip(&unfused)
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "{w}x{h}, mode {mode}: fused and unfused differ");
-            }
         }
     }
 }
