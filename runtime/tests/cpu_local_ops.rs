@@ -1,8 +1,8 @@
 //! Local operators with bodies around them (scaling, sums of two
 //! convolutions, reductions and `iterate` over domains) run on the CPU
 //! backend with their window loops written out: for masks whose size is in
-//! their type, and for masks and full domains of run-time size that the
-//! launch recognises (3x3, 5x5, 7x7). Each must give the IR evaluator's
+//! their type (each axis 1, 3, 5, 7 or 9), and for masks and full domains
+//! of run-time size that the launch recognises (3x3, 5x5, 7x7). Each must give the IR evaluator's
 //! values bit for bit: the written-out loops keep the evaluator's row-major
 //! order and start from the first position, so no sum is reordered.
 //!
@@ -120,6 +120,35 @@ impl IterateWeighted {
             self.mask.at(dx, dy) * self.input.at(dx, dy)
         });
         acc + top * c
+    }
+}
+
+/// A weighted mean whose weights depend on the pixel (`m(dx, dy) · |v|`)
+/// over a 9x9 mask of the type's size, beside a 9x3 convolution: the
+/// widest windows written out, and an axis of 9 beside one of 3.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Weighted9 {
+    input: Accessor<f32>,
+    mask: Mask<f32, 9, 9>,
+    wide: Mask<f32, 9, 3>,
+}
+
+#[kernel_body]
+impl Weighted9 {
+    fn kernel(&self) -> f32 {
+        let mut num: f32 = 0.0;
+        let mut den: f32 = 0.0;
+        iterate(&self.mask, |dx, dy| {
+            let v = self.input.at(dx, dy);
+            let w = self.mask.at(dx, dy) * v.abs();
+            num += w * v;
+            den += w;
+        });
+        let c = convolve(&self.wide, Sum, |dx, dy| {
+            self.wide.at(dx, dy) * self.input.at(dx, dy)
+        });
+        num / (den + 0.001) - c
     }
 }
 
@@ -415,6 +444,35 @@ fn iterate_over_domains_matches_the_evaluator() {
                     check(&what, &k, size, space);
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn nine_wide_masks_of_the_types_size_match_the_evaluator() {
+    let (c9, c93) = (coefficients(9, 9, 3), coefficients(9, 3, 4));
+    let mask: Mask<f32, 9, 9> = Mask::fixed(std::array::from_fn(|r| {
+        std::array::from_fn(|c| c9[r * 9 + c])
+    }))
+    .expect("mask");
+    let wide: Mask<f32, 9, 3> = Mask::fixed(std::array::from_fn(|r| {
+        std::array::from_fn(|c| c93[r * 9 + c])
+    }))
+    .expect("mask");
+    for size in SIZES.iter().copied().chain([(67, 41)]) {
+        let src = Image::from_fn(size.0, size.1, |x, y| value(x, y) as f32).expect("image");
+        for b in boundaries(0.375f32) {
+            let k = Weighted9 {
+                input: Accessor::new(&src).with_boundary(b),
+                mask: mask.clone(),
+                wide: wide.clone(),
+            };
+            check(
+                &format!("weighted 9x9 {size:?} {b:?}"),
+                &k,
+                size,
+                Rect::full(size.0, size.1),
+            );
         }
     }
 }
