@@ -47,7 +47,8 @@ pub(crate) enum LoopShape {
     /// two 5x5 convolutions 1.4x faster than [`LoopShape::Plain`]). Wide
     /// bodies without masks (taps written out, domain reductions) run
     /// faster plain (up to 2x measured), their window loops being written
-    /// out in any case.
+    /// out in any case, and so do windows wider than
+    /// [`LANES_MAX_WIDTH`].
     Lanes,
     /// Two pixels per step from an even column, each of known parity: for
     /// bodies that read a coarser image at `x / 2` (upsampling,
@@ -58,6 +59,15 @@ pub(crate) enum LoopShape {
 /// Footprints at most this wide (in columns) run as [`LoopShape::Plain`]
 /// whatever the body.
 const PLAIN_MAX_WIDTH: f64 = 3.0;
+
+/// Footprints wider than this (in columns) run as [`LoopShape::Plain`]
+/// again: eight copies of a body over a 9x9 window are more than LLVM's SLP
+/// vectoriser packs well (it assembled rows from scalar loads and spilled),
+/// while the loop vectoriser takes the written-out body whole. Measured
+/// (`window-sizes`, 2048² f32, 2 threads): a weighted mean over a 9x9 mask
+/// of the type's size, 49 ms in eight lanes, 21 ms plain; at 5x5 the two
+/// were within noise.
+const LANES_MAX_WIDTH: f64 = 7.0;
 
 /// What a launch needs from the kernel's IR.
 #[derive(Clone)]
@@ -112,10 +122,13 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
             _ => None,
         })
         .collect();
-    let wide = reaches
+    let widest = reaches
         .iter()
         .flatten()
-        .any(|r| r.x.coef == 0.0 && r.x.hi - r.x.lo + 1.0 > PLAIN_MAX_WIDTH);
+        .filter(|r| r.x.coef == 0.0)
+        .map(|r| r.x.hi - r.x.lo + 1.0)
+        .fold(0.0, f64::max);
+    let wide = widest > PLAIN_MAX_WIDTH && widest <= LANES_MAX_WIDTH;
     let upsampling = reaches.iter().flatten().any(|r| r.x.coef == -0.5);
     let plan = Plan {
         convolution: convolution(&ir),
