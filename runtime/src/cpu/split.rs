@@ -33,7 +33,10 @@
 //! Reads follow the accessor's boundary condition as in the direct path:
 //! each accessor row a sum needs is gathered through the condition (row
 //! and columns remapped, `Constant` reads its constant), so `E` outside the
-//! image is `E` of the values the direct body would read there.
+//! image is `E` of the values the direct body would read there. A
+//! two-pass sum's summand reads the image's row (remapped) in place for
+//! the columns whose windows lie inside the region, and gathers only the
+//! few at each end ([`Strip::horizontal_in_place`]).
 //!
 //! Where a launch's windows are not written out in the direct path (see
 //! [`super::window_shape`]: a run-time `Domain` or `Mask<T>` other than
@@ -938,6 +941,18 @@ impl Source<'_> {
         }
     }
 
+    /// Region row `py` through the boundary condition (its pixels inside
+    /// the region), or `None` where the condition gives the constant.
+    fn row(&self, py: i64) -> Option<&[f32]> {
+        let mode = match self.mode {
+            BoundaryMode::Undefined => BoundaryMode::Clamp,
+            m => m,
+        };
+        let ry = mode.remap(py, self.region.height as i64)?;
+        let start = (ry as usize + self.region.y - self.row0) * self.stride + self.region.x;
+        Some(&self.pixels()[start..start + self.region.width])
+    }
+
     /// Region positions `(q0 + i, py)` for `i` in `0..out.len()`, through
     /// the boundary condition.
     fn gather(&self, py: i64, q0: i64, out: &mut [f32]) {
@@ -967,6 +982,10 @@ impl Source<'_> {
         }
     }
 }
+
+/// The most accessors a kernel may have for its sums' summands to read
+/// the images in place ([`Strip::horizontal_in_place`]).
+const IN_PLACE_READS: usize = 8;
 
 thread_local! {
     /// Row registers and rings of this thread, reused across strips.
@@ -1233,7 +1252,7 @@ impl<'a> Strip<'a> {
             };
             let env = Env {
                 params: &setup.params,
-                reads: &self.reads,
+                reads: Rows::Gathered(&self.reads),
                 shift: 0,
                 sums: &self.results,
                 outer: &[],
@@ -1305,7 +1324,7 @@ impl<'a> Strip<'a> {
                 &sum.summand,
                 n,
                 &self.setup.params,
-                &self.reads,
+                Rows::Gathered(&self.reads),
                 &mut self.regs,
             );
             let out = &mut self.results[k][..w];
@@ -1355,13 +1374,79 @@ impl<'a> Strip<'a> {
             py + cy..py + cy + 1
         };
         for sy in rows {
+            let slot = sy.rem_euclid(h as i64) as usize;
+            if self.horizontal_in_place(k, kx, sy, slot) {
+                continue;
+            }
             for a in summand.reads() {
                 self.gather(a, sy, -cx, n);
             }
-            let e = summand_row(summand, n, &self.setup.params, &self.reads, &mut self.regs);
-            let slot = sy.rem_euclid(h as i64) as usize;
+            let e = summand_row(
+                summand,
+                n,
+                &self.setup.params,
+                Rows::Gathered(&self.reads),
+                &mut self.regs,
+            );
             horizontal(e, kx, &mut self.rings[k][slot * w..(slot + 1) * w]);
         }
+    }
+
+    /// The horizontal pass of sum `k` over region row `sy` into ring slot
+    /// `slot`, its summand reading the columns whose window lies inside
+    /// the region from the images themselves: only the few columns at
+    /// each end, whose windows cross the region's edge, are gathered
+    /// through the boundary condition. Each lane's operations and their
+    /// order do not depend on where its values are read from, so the bits
+    /// are those of the gathered rows; no row is copied before it is read.
+    /// `false` where a row is the constant's, the summand reads more
+    /// accessors than [`IN_PLACE_READS`], or no column's window lies
+    /// inside.
+    fn horizontal_in_place(&mut self, k: usize, kx: &[f32], sy: i64, slot: usize) -> bool {
+        let w = self.space.width;
+        let (kw, cx) = (kx.len(), kx.len() / 2);
+        let (sources, program, setup) = (self.sources, self.program, self.setup);
+        let summand = &program.sums[k].summand;
+        if sources.len() > IN_PLACE_READS {
+            return false;
+        }
+        let mut rows: [&[f32]; IN_PLACE_READS] = [&[]; IN_PLACE_READS];
+        let mut width = usize::MAX;
+        for a in summand.reads() {
+            let Some(row) = sources[a].row(sy) else {
+                return false;
+            };
+            rows[a] = row;
+            width = width.min(row.len());
+        }
+        // Outputs `lo..hi` read columns `lo - cx ..= hi - 1 + cx`.
+        let (lo, hi) = (cx, w.min(width.saturating_sub(cx)));
+        if lo >= hi {
+            return false;
+        }
+        for a in summand.reads() {
+            rows[a] = &rows[a][lo - cx..hi + cx];
+        }
+        let n = hi - lo + kw - 1;
+        let params = &setup.params;
+        let in_place = Rows::InPlace(&rows[..sources.len()]);
+        let e = summand_row(summand, n, params, in_place, &mut self.regs);
+        let out = &mut self.rings[k][slot * w..(slot + 1) * w];
+        horizontal(e, kx, &mut out[lo..hi]);
+        for (x0, x1) in [(0, lo), (hi, w)] {
+            if x0 >= x1 {
+                continue;
+            }
+            let n = x1 - x0 + kw - 1;
+            for a in summand.reads() {
+                sources[a].gather(sy, x0 as i64 - cx as i64, &mut self.reads[a][..n]);
+                self.held[a] = None;
+            }
+            let gathered = Rows::Gathered(&self.reads);
+            let e = summand_row(summand, n, params, gathered, &mut self.regs);
+            horizontal(e, kx, &mut out[x0..x1]);
+        }
+        true
     }
 }
 
@@ -1449,7 +1534,7 @@ impl Walker<'_> {
                 for &(i, coef) in taps {
                     let env = Env {
                         params: self.params,
-                        reads: &*self.reads,
+                        reads: Rows::Gathered(self.reads),
                         shift: k * n + c0 + i,
                         sums: &[],
                         outer: &*outer,
@@ -1489,7 +1574,7 @@ impl Walker<'_> {
 struct Env<'e> {
     params: &'e [f32],
     /// Accessor rows; a step reads `n` lanes from column `shift`.
-    reads: &'e [Vec<f32>],
+    reads: Rows<'e>,
     shift: usize,
     sums: &'e [Vec<f32>],
     /// The rows of the tape around the sums (for an `iterate` body), read
@@ -1507,7 +1592,7 @@ struct Env<'e> {
 impl<'e> Env<'e> {
     /// The environment of a window sum's summand: parameters and the
     /// gathered accessor rows, read from column 0.
-    fn summand(params: &'e [f32], reads: &'e [Vec<f32>]) -> Env<'e> {
+    fn summand(params: &'e [f32], reads: Rows<'e>) -> Env<'e> {
         Env {
             params,
             reads,
@@ -1525,7 +1610,7 @@ impl<'e> Env<'e> {
     /// names without copying.
     fn row<'r>(&'r self, tape: &Tape, j: usize, regs: &'r [Vec<f32>], n: usize) -> &'r [f32] {
         match tape.ops[j] {
-            Op::Read(a) => &self.reads[a][self.shift..self.shift + n],
+            Op::Read(a) => &self.reads.get(a)[self.shift..self.shift + n],
             Op::Sum(k) => &self.sums[k][..n],
             Op::Outer(r) => &self.outer[r][self.outer_at..self.outer_at + n],
             _ => &regs[j][..n],
@@ -1620,18 +1705,35 @@ fn eval_into(
     last
 }
 
-/// The `n` lanes of a window sum's `summand` over the gathered `reads`:
-/// computed into `regs`, or, for a summand that is a read, its gathered
+/// The accessor rows a tape reads: the rows gathered through the
+/// boundary condition, or rows of the images themselves.
+#[derive(Clone, Copy)]
+enum Rows<'e> {
+    Gathered(&'e [Vec<f32>]),
+    InPlace(&'e [&'e [f32]]),
+}
+
+impl<'e> Rows<'e> {
+    fn get(self, a: usize) -> &'e [f32] {
+        match self {
+            Rows::Gathered(rows) => &rows[a],
+            Rows::InPlace(rows) => rows[a],
+        }
+    }
+}
+
+/// The `n` lanes of a window sum's `summand` over the accessor rows
+/// `reads`: computed into `regs`, or, for a summand that is a read, its
 /// row itself (not copied).
 fn summand_row<'r>(
     summand: &Tape,
     n: usize,
     params: &[f32],
-    reads: &'r [Vec<f32>],
+    reads: Rows<'r>,
     regs: &'r mut [Vec<f32>],
 ) -> &'r [f32] {
     if let &[Op::Read(a)] = summand.ops.as_slice() {
-        return &reads[a][..n];
+        return &reads.get(a)[..n];
     }
     let e = eval(
         summand,
