@@ -526,3 +526,67 @@ fn a_short_file_claiming_a_huge_image_is_refused_before_decoding() {
         "{err}"
     );
 }
+
+/// Channels named as a renderer writes them (`ViewLayer.Combined.R`, ...),
+/// written by the exr crate.
+fn layered(channels: Vec<(&str, Vec<f32>)>, w: usize, h: usize) -> Vec<u8> {
+    use exr::prelude::*;
+    let channels = AnyChannels::sort(SmallVec::from_vec(
+        channels
+            .into_iter()
+            .map(|(name, v)| AnyChannel::new(name, FlatSamples::F32(v)))
+            .collect(),
+    ));
+    let layer = Layer::new(
+        (w, h),
+        LayerAttributes::default(),
+        Encoding::default(),
+        channels,
+    );
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    exr::image::Image::from_layer(layer)
+        .write()
+        .to_buffered(&mut bytes)
+        .unwrap();
+    bytes.into_inner()
+}
+
+#[test]
+fn the_one_layer_holding_colour_is_the_image() {
+    let (w, h) = (6, 4);
+    let rgb = smooth(w, h);
+    let plane = |c: usize| rgb.iter().map(|p| p[c]).collect::<Vec<f32>>();
+    let alpha: Vec<f32> = (0..w * h).map(|i| i as f32 / 24.0).collect();
+    let depth: Vec<f32> = (0..w * h).map(|i| 100.0 + i as f32).collect();
+    let bytes = layered(
+        vec![
+            ("ViewLayer.Combined.R", plane(0)),
+            ("ViewLayer.Combined.G", plane(1)),
+            ("ViewLayer.Combined.B", plane(2)),
+            ("ViewLayer.Combined.A", alpha.clone()),
+            ("ViewLayer.Depth.Z", depth),
+        ],
+        w,
+        h,
+    );
+    let loaded = load(&bytes);
+    assert!(loaded.warnings.is_empty());
+    for (i, p) in pixels(&loaded.image).iter().enumerate() {
+        let [r, g, b] = rgb[i];
+        assert_eq!(*p, [r, g, b, alpha[i]], "pixel {i}");
+    }
+    // Two layers of colour: neither is chosen, and the error names both.
+    let two = layered(
+        vec![
+            ("diffuse.R", plane(0)),
+            ("diffuse.G", plane(1)),
+            ("diffuse.B", plane(2)),
+            ("specular.Y", plane(1)),
+        ],
+        w,
+        h,
+    );
+    let err = load_error(&two);
+    assert!(err.contains("no colour channels"), "{err}");
+    assert!(err.contains("the layers diffuse, specular"), "{err}");
+}

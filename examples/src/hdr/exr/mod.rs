@@ -17,7 +17,11 @@
 //! Channels are chosen as OpenEXR's RGBA interface does: `R`, `G`, `B` (a
 //! missing one reads as 0) and `A`; else `Y` with `RY`/`BY` (luminance and
 //! chroma) or `Y` alone (grey); a file with a single channel of any other
-//! name is grey too. Alpha is 1 where the file has no `A`.
+//! name is grey too. Alpha is 1 where the file has no `A`. A file without
+//! such channels whose colour is in one layer (a renderer's
+//! `ViewLayer.Combined.R`, `.G`, `.B`, `.A` beside `ViewLayer.Depth.Z`)
+//! is read from that layer's channels by the same rules; with several
+//! such layers the error names them.
 //!
 //! The image is the data window: every stored pixel, whatever the display
 //! window. A data window larger than or offset from the display window is
@@ -97,14 +101,74 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
 type Channels<'a> = (Vec<[f32; 3]>, Option<&'a [f32]>);
 
 /// The RGB pixels (file primaries) and alpha, chosen from the channels as
-/// the module docs say.
+/// the module docs say: the file's own, else those of its one layer that
+/// holds colour.
 fn assemble<'a>(
     planes: &'a [Plane],
     w: usize,
     h: usize,
     chroma: &header::Chromaticities,
 ) -> Result<Channels<'a>, String> {
-    let find = |name: &str| planes.iter().find(|p| p.name == name);
+    if let Some(channels) = assemble_layer(planes, None, w, h, chroma)? {
+        return Ok(channels);
+    }
+    let layers = colour_layers(planes);
+    if let [layer] = layers.as_slice() {
+        if let Some(channels) = assemble_layer(planes, Some(layer), w, h, chroma)? {
+            return Ok(channels);
+        }
+    }
+    let names: Vec<&str> = planes.iter().map(|p| p.name.as_str()).collect();
+    let mut message = format!(
+        "no colour channels: the file has {} (expected R, G, B, or Y, or a single channel, \
+         or one layer of them)",
+        names.join(", ")
+    );
+    if layers.len() > 1 {
+        message += &format!(
+            "; the layers {} all hold colour, and none is the image",
+            layers.join(", ")
+        );
+    }
+    Err(message)
+}
+
+/// The layers (channel name prefixes up to the last `.`, such as
+/// `diffuse` of `diffuse.R`) that have an `R`, `G`, `B` or `Y` channel.
+fn colour_layers(planes: &[Plane]) -> Vec<&str> {
+    let mut layers: Vec<&str> = planes
+        .iter()
+        .filter_map(|p| p.name.rsplit_once('.'))
+        .filter(|(_, c)| matches!(*c, "R" | "G" | "B" | "Y"))
+        .map(|(layer, _)| layer)
+        .collect();
+    layers.sort_unstable();
+    layers.dedup();
+    layers
+}
+
+/// [`assemble`] from the file's channels (`layer` `None`: every channel,
+/// as OpenEXR's RGBA interface reads them) or from one layer's (`diffuse.R`
+/// as `R`, the layer's channels only); `None` where they hold no colour.
+fn assemble_layer<'a>(
+    planes: &'a [Plane],
+    layer: Option<&str>,
+    w: usize,
+    h: usize,
+    chroma: &header::Chromaticities,
+) -> Result<Option<Channels<'a>>, String> {
+    // The channel's name within the layer, if it is one of the layer's.
+    let own = |p: &'a Plane| -> Option<&'a str> {
+        match layer {
+            None => Some(p.name.as_str()),
+            Some(l) => p
+                .name
+                .strip_prefix(l)
+                .and_then(|n| n.strip_prefix('.'))
+                .filter(|n| !n.contains('.')),
+        }
+    };
+    let find = |name: &str| planes.iter().find(|p| own(p) == Some(name));
     let full = |p: &Plane| -> Result<(), String> {
         if p.width == w && p.height == h {
             Ok(())
@@ -118,7 +182,10 @@ fn assemble<'a>(
     let alpha = find("A")
         .map(|a| full(a).map(|()| a.samples.as_slice()))
         .transpose()?;
-    let colour: Vec<&Plane> = planes.iter().filter(|p| p.name != "A").collect();
+    let colour: Vec<&Plane> = planes
+        .iter()
+        .filter(|p| own(p).is_some_and(|n| n != "A"))
+        .collect();
     let rgb = [find("R"), find("G"), find("B")];
     if rgb.iter().any(Option::is_some) && colour.len() > 1 {
         for p in rgb.iter().flatten() {
@@ -126,23 +193,17 @@ fn assemble<'a>(
         }
         let at = |p: Option<&Plane>, i: usize| p.map_or(0.0, |p| p.samples[i]);
         let pixels = (0..w * h).map(|i| rgb.map(|p| at(p, i))).collect();
-        return Ok((pixels, alpha));
+        return Ok(Some((pixels, alpha)));
     }
     let (luma, chroma_pair) = match (find("Y"), find("RY"), find("BY")) {
         (Some(y), Some(ry), Some(by)) => (y, Some((ry, by))),
         (Some(y), _, _) => (y, None),
         _ if colour.len() == 1 => (colour[0], None),
-        _ => {
-            let names: Vec<&str> = planes.iter().map(|p| p.name.as_str()).collect();
-            return Err(format!(
-                "no colour channels: the file has {} (expected R, G, B, or Y, or a single channel)",
-                names.join(", ")
-            ));
-        }
+        _ => return Ok(None),
     };
     full(luma)?;
     let yw = colour::luminance_weights(chroma)
         .ok_or_else(|| "the chromaticities attribute gives no luminance weights".to_string())?;
     let pixels = luma_chroma::to_rgb(luma, chroma_pair, yw.map(|v| v as f32))?;
-    Ok((pixels, alpha))
+    Ok(Some((pixels, alpha)))
 }
