@@ -72,25 +72,12 @@ fn luminance_only_files_are_grey_with_their_alpha() {
     let (w, h) = (5usize, 3usize);
     let ys: Vec<f16> = (0..w * h).map(|i| f16::from_f32(0.25 * i as f32)).collect();
     let alpha: Vec<f32> = (0..w * h).map(|i| i as f32 / 15.0).collect();
-    let channels = AnyChannels::sort(SmallVec::from_vec(vec![
+    let channels = vec![
         AnyChannel::new("Y", FlatSamples::F16(ys)),
         AnyChannel::new("A", FlatSamples::F32(alpha.clone())),
-    ]));
-    let layer = Layer::new(
-        (w, h),
-        LayerAttributes::default(),
-        Encoding {
-            compression: exr::compression::Compression::PIZ,
-            ..Encoding::default()
-        },
-        channels,
-    );
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    exr::image::Image::from_layer(layer)
-        .write()
-        .to_buffered(&mut bytes)
-        .unwrap();
-    let loaded = load(&bytes.into_inner());
+    ];
+    let bytes = written_by_exr(channels, (w, h), exr::compression::Compression::PIZ);
+    let loaded = load(&bytes);
     assert!(loaded.warnings.is_empty());
     for (i, p) in pixels(&loaded.image).iter().enumerate() {
         let y = 0.25 * i as f32;
@@ -527,21 +514,21 @@ fn a_short_file_claiming_a_huge_image_is_refused_before_decoding() {
     );
 }
 
-/// Channels named as a renderer writes them (`ViewLayer.Combined.R`, ...),
-/// written by the exr crate.
-fn layered(channels: Vec<(&str, Vec<f32>)>, w: usize, h: usize) -> Vec<u8> {
+/// `channels` of `size` as the exr crate writes them, compressed so.
+fn written_by_exr(
+    channels: Vec<exr::prelude::AnyChannel<exr::prelude::FlatSamples>>,
+    size: (usize, usize),
+    compression: exr::compression::Compression,
+) -> Vec<u8> {
     use exr::prelude::*;
-    let channels = AnyChannels::sort(SmallVec::from_vec(
-        channels
-            .into_iter()
-            .map(|(name, v)| AnyChannel::new(name, FlatSamples::F32(v)))
-            .collect(),
-    ));
     let layer = Layer::new(
-        (w, h),
+        size,
         LayerAttributes::default(),
-        Encoding::default(),
-        channels,
+        Encoding {
+            compression,
+            ..Encoding::default()
+        },
+        AnyChannels::sort(SmallVec::from_vec(channels)),
     );
     let mut bytes = std::io::Cursor::new(Vec::new());
     exr::image::Image::from_layer(layer)
@@ -549,6 +536,17 @@ fn layered(channels: Vec<(&str, Vec<f32>)>, w: usize, h: usize) -> Vec<u8> {
         .to_buffered(&mut bytes)
         .unwrap();
     bytes.into_inner()
+}
+
+/// f32 channels named as a renderer writes them (`ViewLayer.Combined.R`,
+/// ...).
+fn layered(channels: Vec<(&str, Vec<f32>)>, w: usize, h: usize) -> Vec<u8> {
+    use exr::prelude::*;
+    let channels = channels
+        .into_iter()
+        .map(|(name, v)| AnyChannel::new(name, FlatSamples::F32(v)))
+        .collect();
+    written_by_exr(channels, (w, h), exr::compression::Compression::ZIP16)
 }
 
 #[test]
