@@ -422,8 +422,10 @@ pub trait CpuWindow {
 /// An accessor as the CPU backend reads it: host pixels under a read lock,
 /// plus the mapping from output pixel to image position.
 pub struct AccessorView<'a, T> {
-    /// Holds the read lock for as long as the view lives.
-    _lock: ReadGuard<'a, T>,
+    /// The image's read lock, held for as long as the view lives; `None`
+    /// for a row window, whose image a fused pipeline may hold locked for
+    /// writing other rows of.
+    _lock: Option<ReadGuard<'a, T>>,
     /// The locked pixels. A raw pointer copied out of the guard, so that
     /// reads in the pixel loop load it from the (read-only, `noalias`) view
     /// rather than through the lock's cell, which LLVM cannot prove the
@@ -480,9 +482,14 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         let r = acc.region();
         let img = acc.image();
         r.check_in(img.width(), img.height())?;
-        let lock = img.read()?;
-        let (data, len, row0) =
-            crate::row_window::window_of(img).unwrap_or((lock.as_ptr(), lock.len(), 0));
+        let (lock, (data, len, row0)) = match crate::row_window::window_of(img) {
+            Some(window) => (None, window),
+            None => {
+                let lock = img.read()?;
+                let at = (lock.as_ptr(), lock.len(), 0);
+                (Some(lock), at)
+            }
+        };
         Ok(AccessorView {
             _lock: lock,
             data,

@@ -52,9 +52,14 @@ pub(crate) struct StageLaunch {
 }
 
 /// Runs `stages` (in an order `check_order` accepted) on the GPU `device`,
-/// folding point-wise consumers into their producers.
-pub(crate) fn run(stages: Vec<StageLaunch>, device: &Device) -> Result<()> {
-    let reader = sole_readers(&stages);
+/// folding point-wise consumers into their producers; stages marked in
+/// `outputs` are the pipeline's outputs, always launched (their images are
+/// the result even where a later stage reads them).
+pub(crate) fn run(stages: Vec<StageLaunch>, outputs: &[bool], device: &Device) -> Result<()> {
+    let mut reader = sole_readers(&stages);
+    for (r, _) in reader.iter_mut().zip(outputs).filter(|(_, &o)| o) {
+        *r = None;
+    }
     let mut pending: Vec<Option<StageLaunch>> = (0..stages.len()).map(|_| None).collect();
     for (i, mut stage) in stages.into_iter().enumerate() {
         for j in 0..i {

@@ -4,8 +4,9 @@
 //! sharpen reads, a gradient feeds a structure tensor. Run kernel by
 //! kernel, every intermediate image makes a round trip through memory.
 //! A [`Pipeline`] knows the graph, and on the CPU runs it per row strip of
-//! its last stage (and of its further outputs, [`Pipeline::output`]): each earlier stage computes only the rows the strip
-//! needs into a cache-sized scratch buffer (recomputing the few halo rows
+//! its last stage (and of its further outputs, [`Pipeline::output`]): each
+//! earlier stage computes only the rows the strip needs into a cache-sized
+//! scratch buffer (recomputing the few halo rows
 //! that neighbouring strips share), and its consumers read them there
 //! (Halide's `compute_at`). The result is the same, bit for bit, as running
 //! the stages one after another with [`crate::Execute::execute`], including reads
@@ -23,9 +24,9 @@
 //! trip. Other stages run one by one.
 //!
 //! The intermediates are the pipeline's business: their images may or may
-//! not be written (on the CPU only the last stage's output is; on a GPU a
+//! not be written (on the CPU only the outputs are; on a GPU a
 //! folded stage's is not), so give each its own image and read only the
-//! last output afterwards.
+//! outputs afterwards.
 
 use crate::cpu::fused::{self, KernelStage, Stage};
 use crate::{Device, Result};
@@ -132,18 +133,24 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Adds `kernel` over `space` as a further output of the pipeline,
-    /// beside its last stage: it may read the outputs of the stages before
-    /// it, no stage may read its own, and it covers the same iteration
-    /// space as the last stage (its image may differ in size).
+    /// beside its last stage: its image is written as running the kernel
+    /// alone would write it. It may read the outputs of the stages before
+    /// it, and later stages may read its own.
     ///
-    /// On the CPU every output is computed in the same row strip, one
+    /// On the CPU every output is computed in the same row strips, one
     /// after the other, after the earlier stages have computed the rows the
     /// strip needs (once for all outputs). Sibling kernels that read the
     /// same images, such as the two components of an optical-flow update,
     /// so read each strip of those images once, while it is in cache,
-    /// where running them one by one makes a pass over memory each. Each
-    /// output equals running its kernel alone, bit for bit. Other devices
-    /// run the outputs as their own launches, in the pipeline's order.
+    /// where running them one by one makes a pass over memory each. An
+    /// output over a space of another height takes its rows of each strip
+    /// in proportion: a restriction to a grid of half the height computes
+    /// its rows from the strip's rows of the fine grid while they are in
+    /// cache. An output that later stages read is computed into scratch
+    /// with the rows its readers need beyond the strip, and its strip's
+    /// rows copied into its image. Each output equals running its kernel
+    /// alone, bit for bit. Other devices run the outputs as their own
+    /// launches, in the pipeline's order.
     ///
     /// ```
     /// use hipacc::pipeline::Pipeline;
@@ -200,8 +207,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Runs the stages on `device`. An error when two stages write one
-    /// image, a stage reads the output of itself or of a later stage or
-    /// an output of the pipeline, or the outputs cover different spaces.
+    /// image or a stage reads the output of itself or of a later stage.
     pub fn execute(&self, device: &Device) -> Result<()> {
         if self.stages.is_empty() {
             return Ok(());
@@ -210,9 +216,9 @@ impl<'a> Pipeline<'a> {
         if device.is_gpu() || (device.gpu().is_some() && launches_requested()) {
             fused::check_order(&stages, &self.outputs)?;
             let launches = stages.iter().map(|s| s.launch()).collect::<Result<_>>()?;
-            crate::folded::run(launches, device)
+            crate::folded::run(launches, &self.outputs, device)
         } else {
-            fused::run(&stages, &self.outputs, device, device.serial_pixels())
+            fused::run(&stages, &self.outputs, device.serial_pixels())
         }
     }
 }

@@ -16,6 +16,14 @@
 //! no row). Each row is computed by the code [`super::execute`] runs for
 //! it, so the fused result equals the unfused one bit for bit.
 //!
+//! The strips are those of the output with the most rows. An output over
+//! a space of another height computes its rows in proportion, and an
+//! output that later stages read (the pipeline's result and their input)
+//! is computed into scratch like an intermediate, with the rows its
+//! readers need beyond the strip, and its strip's rows copied into its
+//! image. Where a reader of an output cannot run per strip (it runs
+//! whole, or reads rows no strip holds), the stages run one by one.
+//!
 //! A separable convolution (see [`super::separable`]) is computed per strip
 //! by its own two passes, as unfused; it reads its input directly, so that
 //! input is not fused. A stage runs whole, before the strips ("root", as
@@ -62,19 +70,24 @@ pub(crate) trait Stage: Sync {
 
 /// A pipeline output's image, locked for writing while its strips run.
 pub(crate) trait OutputRows {
-    /// The rows of the stage's space in strips of `strip_rows` rows, top
-    /// first, each a task that computes its rows into the image.
-    fn strips<'g>(&'g mut self, strip_rows: usize) -> Vec<Box<dyn StripTask + 'g>>;
+    /// The image rows `strips` (consecutive ranges that cover the stage's
+    /// space, top first), each a task that computes its rows into the
+    /// image.
+    fn strips<'g>(&'g mut self, strips: &[Range<usize>]) -> Vec<Box<dyn StripTask + 'g>>;
 }
 
 /// One strip of a pipeline output.
 pub(crate) trait StripTask: Send {
-    /// The image rows of the strip.
-    fn rows(&self) -> Range<usize>;
     /// Computes rows `ys` of the strip into the output, reading through
     /// `windows`.
     fn compute(&mut self, ys: Range<usize>, windows: &[RowWindow]) -> Result<()>;
+    /// Copies rows `ys` of the strip from `scratch`, the stage's scratch
+    /// (see [`Stage::rows_into`]) holding its rows from `first`.
+    fn copy(&mut self, ys: Range<usize>, scratch: &Option<Box<dyn Any + Send>>, first: usize);
 }
+
+/// The tasks of one strip, per output: `(stage, task)`.
+type OutputTasks<'g> = Vec<(usize, Box<dyn StripTask + 'g>)>;
 
 /// A stage's output and reads.
 pub(crate) struct StageInfo {
@@ -82,7 +95,7 @@ pub(crate) struct StageInfo {
     pub(crate) output: (u64, usize, usize),
     pub(crate) space: Rect,
     /// The images read, with the accessor's region, boundary mode and
-    /// vertical offsets (`None`: not constant offsets).
+    /// the rows read (`None`: not affine in the output row).
     pub(crate) reads: Vec<Read>,
     /// The planned launch.
     pub(crate) prepared: Prepared,
@@ -97,13 +110,20 @@ pub(crate) struct Read {
     image: u64,
     region: Rect,
     mode: BoundaryMode,
-    rows: Option<(i64, i64)>,
+    /// `(scale, lo, hi)`: output row `p` of the space (counted from its
+    /// first row) reads the region's rows `scale · p + [lo, hi]`; `scale`
+    /// is 1 for constant offsets, 2 for a kernel that reads a grid twice
+    /// its size at `2 y + j` (a restriction).
+    rows: Option<(i64, i64, i64)>,
 }
 
 /// A worker's scratch: per stage, its buffer and the window onto it.
 pub(crate) struct Workspace {
     scratch: Vec<Option<Box<dyn Any + Send>>>,
     windows: Vec<RowWindow>,
+    /// The stages computed into scratch for the strip, with the first
+    /// image row each holds.
+    computed: Vec<(usize, usize)>,
 }
 
 thread_local! {
@@ -121,6 +141,7 @@ impl Workspace {
         Workspace {
             scratch,
             windows: Vec::new(),
+            computed: Vec::new(),
         }
     }
 }
@@ -171,7 +192,13 @@ impl<K: Kernel> Stage for KernelStage<'_, K> {
             .filter_map(|(a, reach)| {
                 let rows = match reach {
                     Some(r) if r.x.lo > r.x.hi || r.y.lo > r.y.hi => return None,
-                    Some(r) if r.y.coef == 0.0 => Some((r.y.lo as i64, r.y.hi as i64)),
+                    // Offsets `c · y + [lo, hi]` at absolute row `y`: the
+                    // region's row `(1 + c) p + c · y0 + [lo, hi]`.
+                    Some(r) if r.y.coef >= 0.0 && r.y.coef.fract() == 0.0 => {
+                        let c = r.y.coef as i64;
+                        let shift = c * rect.y as i64;
+                        Some((1 + c, r.y.lo as i64 + shift, r.y.hi as i64 + shift))
+                    }
                     _ => None,
                 };
                 Some(Read {
@@ -232,23 +259,23 @@ struct LockedOutput<'s, 'a, K: Kernel> {
 }
 
 impl<K: Kernel> OutputRows for LockedOutput<'_, '_, K> {
-    fn strips<'g>(&'g mut self, strip_rows: usize) -> Vec<Box<dyn StripTask + 'g>> {
+    fn strips<'g>(&'g mut self, strips: &[Range<usize>]) -> Vec<Box<dyn StripTask + 'g>> {
         let (stage, info) = (self.stage, self.info);
         let (rect, width) = (info.prepared.rect, info.prepared.width);
-        self.out[rect.y * width..(rect.y + rect.height) * width]
-            .chunks_mut(strip_rows * width)
-            .enumerate()
-            .map(|(i, rows)| {
-                let y0 = rect.y + i * strip_rows;
-                let ys = y0..y0 + rows.len() / width;
-                Box::new(KernelStrip {
-                    stage,
-                    info,
-                    ys,
-                    rows,
-                }) as Box<dyn StripTask + 'g>
-            })
-            .collect()
+        let mut rest = &mut self.out[rect.y * width..(rect.y + rect.height) * width];
+        let mut tasks = Vec::with_capacity(strips.len());
+        for ys in strips {
+            let (rows, after) = std::mem::take(&mut rest).split_at_mut(ys.len() * width);
+            rest = after;
+            tasks.push(Box::new(KernelStrip {
+                stage,
+                info,
+                ys: ys.clone(),
+                rows,
+            }) as Box<dyn StripTask + 'g>);
+        }
+        debug_assert!(rest.is_empty(), "bug: strips short of the space");
+        tasks
     }
 }
 
@@ -261,8 +288,21 @@ struct KernelStrip<'g, 'a, K: Kernel> {
 }
 
 impl<K: Kernel> StripTask for KernelStrip<'_, '_, K> {
-    fn rows(&self) -> Range<usize> {
-        self.ys.clone()
+    fn copy(&mut self, ys: Range<usize>, scratch: &Option<Box<dyn Any + Send>>, first: usize) {
+        if ys.is_empty() {
+            return;
+        }
+        let width = self.info.prepared.width;
+        let Some(from) = scratch
+            .as_ref()
+            .and_then(|b| b.downcast_ref::<Vec<K::Output>>())
+        else {
+            unreachable!("bug: a copied output without its scratch");
+        };
+        let at = (ys.start - self.ys.start) * width;
+        let src = (ys.start - first) * width;
+        let n = ys.len() * width;
+        self.rows[at..at + n].copy_from_slice(&from[src..src + n]);
     }
 
     fn compute(&mut self, ys: Range<usize>, windows: &[RowWindow]) -> Result<()> {
@@ -314,8 +354,16 @@ struct Schedule {
     fused: Vec<bool>,
     /// Per stage: the `(consumer, read)` pairs that read its output.
     readers: Vec<Vec<(usize, usize)>>,
-    /// The outputs, in order: no stage reads them, all cover one space.
+    /// The outputs, in order.
     outputs: Vec<usize>,
+    /// Per stage: an output that later stages read, computed per strip
+    /// into scratch (with the rows its readers need beyond the strip) and
+    /// its strip's rows copied into its image.
+    copied: Vec<bool>,
+    /// Run the stages one by one instead: an output is read where a strip
+    /// cannot hold it (by a stage run whole, or not at rows that are
+    /// affine in the reader's row).
+    one_by_one: bool,
 }
 
 /// An error naming the pipeline's rule that `stages` break.
@@ -323,8 +371,8 @@ fn refuse(what: String) -> Error {
     Error::Config(format!("pipeline: {what}"))
 }
 
-/// Checks the order of the stages and the outputs (`outputs[s]`: stage
-/// `s` is one; the last stage always is), and picks the fused stages.
+/// Checks the order of the stages (`outputs[s]`: stage `s` is an output;
+/// the last stage always is), and picks the fused stages.
 fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Result<Schedule> {
     let n = infos.len();
     let output = |s: usize| s == n - 1 || outputs.get(s).copied().unwrap_or(false);
@@ -346,13 +394,6 @@ fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Re
                         names[s], names[p]
                     )))
                 }
-                Some(p) if output(p) => {
-                    return Err(refuse(format!(
-                        "stage {s} (`{}`) reads output {p} (`{}`) of the pipeline: no stage \
-                         reads an output",
-                        names[s], names[p]
-                    )))
-                }
                 Some(p) => readers[p].push((s, r)),
                 None => {}
             }
@@ -367,40 +408,45 @@ fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Re
     {
         pinned[p] = true;
     }
-    if let Some(s) = (0..n).find(|&s| output(s) && infos[s].space != infos[n - 1].space) {
-        return Err(refuse(format!(
-            "outputs {s} (`{}`) and {} (`{}`) cover different spaces ({:?} and {:?}): the \
-             outputs run in the same row strips",
-            names[s],
-            n - 1,
-            names[n - 1],
-            infos[s].space,
-            infos[n - 1].space
-        )));
-    }
+    let whole = |s: usize| {
+        let (_, w, h) = infos[s].output;
+        infos[s].space == Rect::full(w, h)
+    };
     let mut fused = vec![false; n];
     for s in (0..n).rev() {
-        let (id, w, h) = infos[s].output;
         fused[s] = output(s);
         fused[s] |= !pinned[s]
-            && infos[s].space == Rect::full(w, h)
+            && whole(s)
             && !readers[s].is_empty()
             && readers[s]
                 .iter()
                 .all(|&(c, r)| fused[c] && infos[c].reads[r].rows.is_some());
-        debug_assert_eq!(writer(id), Some(s));
+        debug_assert_eq!(writer(infos[s].output.0), Some(s));
     }
+    let copied: Vec<bool> = (0..n)
+        .map(|s| output(s) && !readers[s].is_empty())
+        .collect();
+    let one_by_one = (0..n).any(|s| {
+        copied[s]
+            && (pinned[s]
+                || !whole(s)
+                || readers[s]
+                    .iter()
+                    .any(|&(c, r)| !fused[c] || infos[c].reads[r].rows.is_none()))
+    });
     Ok(Schedule {
         fused,
         readers,
         outputs: (0..n).filter(|&s| output(s)).collect(),
+        copied,
+        one_by_one,
     })
 }
 
-/// The image rows that reads at offsets `rows` from the output rows `ys`
-/// of a stage with space `space` land on, as a range holding them all.
+/// The image rows that the reads `read` from the output rows `ys` of a
+/// stage with space `space` land on, as a range holding them all.
 fn rows_read(read: &Read, space: Rect, ys: &Range<usize>) -> Range<usize> {
-    let (lo, hi) = read
+    let (scale, lo, hi) = read
         .rows
         .unwrap_or_else(|| unreachable!("bug: unbounded read fused"));
     if ys.is_empty() || lo > hi {
@@ -412,8 +458,8 @@ fn rows_read(read: &Read, space: Rect, ys: &Range<usize>) -> Range<usize> {
         BoundaryMode::Undefined => BoundaryMode::Clamp,
         m => m,
     };
-    let first = ys.start as i64 - space.y as i64 + lo;
-    let last = ys.end as i64 - 1 - space.y as i64 + hi;
+    let first = scale * (ys.start as i64 - space.y as i64) + lo;
+    let last = scale * (ys.end as i64 - 1 - space.y as i64) + hi;
     let (mut a, mut b) = (i64::MAX, i64::MIN);
     // Inside the region the rows are the identity: one step covers them.
     let inside = first.max(0)..(last + 1).min(n);
@@ -456,45 +502,76 @@ pub(crate) fn check_order(stages: &[&dyn Stage], outputs: &[bool]) -> Result<()>
     schedule(&names, &infos, outputs).map(|_| ())
 }
 
-/// Runs `stages` on the CPU: whole stages first, in order, then the
-/// fused ones per strip of the outputs (`outputs[s]`: stage `s` is one;
+/// Runs `stages` on the native CPU, launches of fewer than
+/// `serial_pixels` on one thread (also for a CPU-type OpenCL device, whose
+/// pipelines run as the native CPU's): whole stages first, in order, then
+/// the fused ones per strip of the outputs (`outputs[s]`: stage `s` is one;
 /// the last stage always is). Each strip computes the rows its outputs
 /// read of the fused producers once, then every output's rows in turn, so
 /// the images the outputs share are read while the strip is in cache.
-pub(crate) fn run(
-    stages: &[&dyn Stage],
-    outputs: &[bool],
-    device: &Device,
-    serial_pixels: usize,
-) -> Result<()> {
+///
+/// The strips are those of the output with the most rows; an output over
+/// a space of another height takes the rows in proportion (`r · h_o / h`
+/// of each strip bound `r`: half the rows for an output on a grid of half
+/// the height).
+pub(crate) fn run(stages: &[&dyn Stage], outputs: &[bool], serial_pixels: usize) -> Result<()> {
+    let device = &Device::cpu_serial_below(serial_pixels);
     let names: Vec<&'static str> = stages.iter().map(|s| s.name()).collect();
     let infos = stages
         .iter()
         .map(|s| s.info(serial_pixels))
         .collect::<Result<Vec<_>>>()?;
     let plan = schedule(&names, &infos, outputs)?;
+    if plan.one_by_one {
+        return stages.iter().try_for_each(|s| s.execute(device));
+    }
     for (s, stage) in stages.iter().enumerate() {
         if !plan.fused[s] {
             stage.execute(device)?;
         }
     }
+    // The strips are those of the output with the most rows (the last
+    // of them): a restriction's coarse grid takes half a strip's rows.
+    let Some(&main) = plan
+        .outputs
+        .iter()
+        .max_by_key(|&&s| (infos[s].space.height, s))
+    else {
+        unreachable!("bug: a pipeline without outputs")
+    };
+    let space = infos[main].space;
+    let empty = |s: usize| infos[s].space.width == 0 || infos[s].space.height == 0;
+    if plan.outputs.iter().all(|&s| empty(s)) {
+        return Ok(());
+    }
+    // Rows `part` of the main output's space (counted from its first row)
+    // as image rows of output `s`.
+    let rows_of = |s: usize, part: &Range<usize>| {
+        let own = infos[s].space;
+        let at = |r: usize| own.y + r * own.height / space.height;
+        at(part.start)..at(part.end)
+    };
     let is_output = |s: usize| plan.outputs.contains(&s);
-    let produce = |ys: Range<usize>, work: &mut Workspace| -> Result<()> {
+    // Stages computed into scratch per strip, in order.
+    let producers =
+        || (0..stages.len()).filter(|&s| plan.fused[s] && (!is_output(s) || plan.copied[s]));
+    let produce = |part: &Range<usize>, work: &mut Workspace| -> Result<()> {
         // The rows each fused stage computes for this strip, last first.
         let mut need: Vec<Range<usize>> = vec![0..0; stages.len()];
         for &s in &plan.outputs {
-            need[s] = ys.clone();
+            need[s] = rows_of(s, part);
         }
-        let producers = || (0..stages.len()).filter(|&s| plan.fused[s] && !is_output(s));
         for s in producers().rev() {
             let (lo, hi) = plan.readers[s]
                 .iter()
                 .map(|&(c, r)| rows_read(&infos[c].reads[r], infos[c].space, &need[c]))
+                .chain(std::iter::once(need[s].clone()))
                 .filter(|r| !r.is_empty())
                 .fold((usize::MAX, 0), |(a, b), r| (a.min(r.start), b.max(r.end)));
             need[s] = if lo < hi { lo..hi } else { 0..0 };
         }
         work.windows.clear();
+        work.computed.clear();
         for s in producers() {
             let window = stages[s].rows_into(
                 &infos[s],
@@ -503,46 +580,66 @@ pub(crate) fn run(
                 &mut work.scratch[s],
             )?;
             work.windows.push(window);
+            work.computed.push((s, need[s].start));
         }
         Ok(())
     };
-    let space = infos[stages.len() - 1].space;
-    if space.width == 0 || space.height == 0 {
-        return Ok(());
-    }
-    let rows = strip_rows(space.width, space.height);
+    let strip = strip_rows(space.width, space.height);
+    let parts: Vec<Range<usize>> = (0..space.height)
+        .step_by(strip)
+        .map(|r| r..(r + strip).min(space.height))
+        .collect();
     let mut locked = plan
         .outputs
         .iter()
-        .map(|&s| stages[s].lock_output(&infos[s]))
+        .map(|&s| {
+            let rows: Vec<Range<usize>> = parts.iter().map(|p| rows_of(s, p)).collect();
+            Ok((s, stages[s].lock_output(&infos[s])?, rows))
+        })
         .collect::<Result<Vec<_>>>()?;
     let mut per_output: Vec<_> = locked
         .iter_mut()
-        .map(|out| out.strips(rows).into_iter())
+        .map(|(s, out, rows)| (*s, out.strips(rows).into_iter()))
         .collect();
-    // Strip by strip, the tasks of every output (all cover one space).
-    let strips: Vec<Vec<Box<dyn StripTask + '_>>> = std::iter::from_fn(|| {
-        per_output
-            .iter_mut()
-            .map(Iterator::next)
-            .collect::<Option<Vec<_>>>()
-    })
-    .collect();
+    // Strip by strip, the tasks of every output.
+    let strips: Vec<(Range<usize>, OutputTasks<'_>)> = parts
+        .iter()
+        .map(|part| {
+            let tasks = per_output
+                .iter_mut()
+                .map(|(s, it)| {
+                    (
+                        *s,
+                        it.next()
+                            .unwrap_or_else(|| unreachable!("bug: a strip short")),
+                    )
+                })
+                .collect();
+            (part.clone(), tasks)
+        })
+        .collect();
     // Several outputs take turns a few rows at a time, so that the rows
     // of the images they share stay in the inner caches between them.
     let turn = match plan.outputs.len() {
-        1 => rows,
-        _ => turn_rows(space.width, &plan.outputs, &infos).min(rows),
+        1 => strip,
+        _ => turn_rows(space.width, &plan.outputs, &infos).min(strip),
     };
     strips.into_par_iter().try_for_each_init(
         || Workspace::new(stages.len()),
-        |work, mut tasks| {
-            let ys = tasks[0].rows();
-            produce(ys.clone(), work)?;
-            for y0 in ys.clone().step_by(turn) {
-                let part = y0..(y0 + turn).min(ys.end);
-                for task in &mut tasks {
-                    task.compute(part.clone(), &work.windows)?;
+        |work, (part, mut tasks)| {
+            produce(&part, work)?;
+            for r0 in part.clone().step_by(turn) {
+                let turn_part = r0..(r0 + turn).min(part.end);
+                for (s, task) in &mut tasks {
+                    let ys = rows_of(*s, &turn_part);
+                    if plan.copied[*s] {
+                        let Some(&(_, first)) = work.computed.iter().find(|c| c.0 == *s) else {
+                            unreachable!("bug: a copied output not computed");
+                        };
+                        task.copy(ys, &work.scratch[*s], first);
+                    } else {
+                        task.compute(ys, &work.windows)?;
+                    }
                 }
             }
             Ok(())

@@ -904,7 +904,7 @@ fn each_taps(window: Window, bindings: &Bindings) -> Option<Taps> {
 /// An accessor's pixels as the rows are read: the image, or the row
 /// window registered for it.
 struct Source<'a> {
-    _guard: hipacc_core::image::ReadGuard<'a, f32>,
+    _guard: Option<hipacc_core::image::ReadGuard<'a, f32>>,
     data: *const f32,
     len: usize,
     row0: usize,
@@ -1013,10 +1013,19 @@ pub(crate) fn run_rows(
     let mut sources = Vec::with_capacity(bindings.accessors.len());
     for a in &bindings.accessors {
         a.region.check_in(a.image.width(), a.image.height())?;
-        let guard = read_as::<f32>(&*a.image)
-            .unwrap_or_else(|| unreachable!("bug: an f32 slot bound to another image"))?;
-        let window = hipacc_core::row_window::window_of_id::<f32>(a.image.id());
-        let (data, len, row0) = window.unwrap_or((guard.as_ptr(), guard.len(), 0));
+        // A row window's image may be locked for writing other rows (a
+        // pipeline output that later stages read): no read lock then.
+        let (guard, (data, len, row0)) =
+            match hipacc_core::row_window::window_of_id::<f32>(a.image.id()) {
+                Some(window) => (None, window),
+                None => {
+                    let guard = read_as::<f32>(&*a.image).unwrap_or_else(|| {
+                        unreachable!("bug: an f32 slot bound to another image")
+                    })?;
+                    let at = (guard.as_ptr(), guard.len(), 0);
+                    (Some(guard), at)
+                }
+            };
         sources.push(Source {
             data,
             len,

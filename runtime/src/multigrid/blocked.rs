@@ -55,30 +55,43 @@ pub(crate) fn applies(dev: &Device, g: Grid) -> bool {
 
 /// One pipeline: the optional correction `input + P e` (the boundary
 /// sign and `e`), then smoothing launches `(omega, colour)`, each writing
-/// the next image of `outs` and the next reading it. The first stage reads
-/// `input`; the last output is the level's scratch image, the others are
-/// intermediates that only a device running stage by stage writes (part
-/// of the sealed `Launch`, not nameable outside the crate).
+/// the next image of `outs` and the next reading it, then optionally the
+/// residual of the last output restricted into `restrict` (the coarser
+/// level's right-hand side). The first stage reads `input`; the last
+/// output is the level's scratch image, the others are intermediates that
+/// only a device running stage by stage writes (part of the sealed
+/// `Launch`, not nameable outside the crate).
 pub struct Chain<'a, T: Pixel> {
     pub(crate) input: &'a Image<T>,
     pub(crate) correction: Option<(f64, &'a Image<T>)>,
     pub(crate) steps: &'a [(f64, i32)],
     pub(crate) outs: Vec<Image<T>>,
+    pub(crate) restrict: Option<&'a Image<T>>,
 }
 
-/// Builds `chain`'s pipeline from the correction kernel and a kernel per
-/// smoothing launch (`sweep(u, step)` reads `u`), runs it on `dev`, and
-/// notes it in the trace as one launch.
-pub(crate) fn run<T, P, K>(
+/// Builds `chain`'s pipeline from the correction kernel, a kernel per
+/// smoothing launch (`sweep(u, step)` reads `u`) and the residual and
+/// restriction of the last output (`residual`, writing `chain.restrict`),
+/// runs it on `dev`, and notes it in the trace as one launch.
+///
+/// With the residual, the last sweep is an output that a later stage
+/// reads: each strip computes its rows and the row above and below the
+/// strip that the restriction's 2x2 cells reach, and the residual's
+/// strip of the coarse grid (half the rows) comes from them while they
+/// are in cache. The level's solution and the coarse right-hand side so
+/// take one pass over `u` and `f` instead of two.
+pub(crate) fn run<T, P, K, R>(
     dev: &Device,
     chain: &Chain<'_, T>,
     correction: Option<P>,
     sweep: impl Fn(&Image<T>, (f64, i32)) -> K,
+    residual: Option<R>,
 ) -> Result<()>
 where
     T: Pixel,
     P: Kernel<Output = T>,
     K: Kernel<Output = T>,
+    R: Kernel<Output = T>,
 {
     let first = usize::from(correction.is_some());
     let spaces: Vec<IterationSpace<T>> = chain.outs.iter().map(IterationSpace::full).collect();
@@ -91,23 +104,40 @@ where
             None => sweep(chain.input, step),
         })
         .collect();
+    let coarse = chain.restrict.map(IterationSpace::full);
     let mut pipeline = Pipeline::new();
     if let Some(p) = &correction {
         pipeline = pipeline.stage(p, &spaces[0]);
     }
     for (k, space) in kernels.iter().zip(&spaces[first..]) {
-        pipeline = pipeline.stage(k, space);
+        pipeline = match (&residual, &coarse) {
+            (Some(_), Some(_)) if std::ptr::eq(space, &spaces[spaces.len() - 1]) => {
+                pipeline.output(k, space)
+            }
+            _ => pipeline.stage(k, space),
+        };
     }
-    let name = match &correction {
-        Some(_) => format!("{}+{} x{} (blocked)", P::NAME, K::NAME, kernels.len()),
-        None => format!("{} x{} (blocked)", K::NAME, kernels.len()),
+    let mut name = match &correction {
+        Some(_) => format!("{}+{} x{}", P::NAME, K::NAME, kernels.len()),
+        None => format!("{} x{}", K::NAME, kernels.len()),
     };
+    match (&residual, &coarse) {
+        (Some(r), Some(space)) => {
+            pipeline = pipeline.stage(r, space);
+            name = format!("{name}+{}", R::NAME);
+        }
+        (None, None) => {}
+        _ => unreachable!("bug: a residual without its coarse image, or one without the other"),
+    }
+    let name = format!("{name} (blocked)");
     crate::trace::launch(&name, dev.kind().name(), || pipeline.execute(dev))
 }
 
 /// Runs the correction by `correction` (when given) and the smoothing
 /// launches `steps` on `s`, blocked: pipelines of at most [`MAX_STAGES`]
-/// stages, each from the current solution into the scratch image.
+/// stages, each from the current solution into the scratch image; the
+/// last one also restricts the residual into `restrict` when given (and
+/// `steps` is not empty).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn smooth<T: Real>(
     scratch: &Scratch<T>,
@@ -117,6 +147,7 @@ pub(crate) fn smooth<T: Real>(
     f: &Image<T>,
     correction: Option<(f64, &Image<T>)>,
     steps: &[(f64, i32)],
+    restrict: Option<&Image<T>>,
     s: &mut PingPong<T>,
 ) -> Result<()> {
     let mut correction = correction;
@@ -126,11 +157,13 @@ pub(crate) fn smooth<T: Real>(
         let sweeps = stages - usize::from(correction.is_some());
         let mut outs = scratch.images(level, g.w, g.h, stages - 1)?;
         outs.push(s.spare.clone());
+        let last = sweeps == rest.len();
         let chain = Chain {
             input: &s.cur,
             correction,
             steps: &rest[..sweeps],
             outs,
+            restrict: restrict.filter(|_| last && sweeps > 0),
         };
         T::smooth_chain(dev, g, f, &chain)?;
         s.flip();

@@ -133,24 +133,40 @@ impl<T: Real> Ctx<'_, T> {
         Ok(())
     }
 
+    /// Whether this level's sweeps run blocked in time: where the options
+    /// ask for it and [`blocked::applies`].
+    fn blocked(&self, t: &Traversal<'_>) -> Result<bool> {
+        let g = self.p.grid(t.level())?;
+        Ok(self.opts.blocked && self.rec.is_none() && blocked::applies(self.dev, g))
+    }
+
     /// `sweeps` sweeps, after the coarse-grid correction by `correction`
     /// (the coarser level's solution) when given; blocked in time where
-    /// the options ask for it and [`blocked::applies`].
+    /// [`Self::blocked`], and then with the residual restricted into
+    /// `restrict` in the same pipeline when given (blocked only).
     fn smooth(
         &self,
         t: &Traversal<'_>,
         s: &mut PingPong<T>,
         correction: Option<&Image<T>>,
         sweeps: usize,
+        restrict: Option<&Image<T>>,
     ) -> Result<()> {
         let g = self.p.grid(t.level())?;
         let f = t.image(&self.p.f, 0)?;
         let steps = blocked::steps(self.opts.smoother, sweeps);
-        if self.opts.blocked && self.rec.is_none() && blocked::applies(self.dev, g) {
+        if self.blocked(t)? {
             let correction = correction.map(|e| (g.bc, e));
             let scratch = &self.p.blocked;
-            return blocked::smooth(scratch, self.dev, g, t.level(), &f, correction, &steps, s);
+            let level = t.level();
+            return blocked::smooth(
+                scratch, self.dev, g, level, &f, correction, &steps, restrict, s,
+            );
         }
+        debug_assert!(
+            restrict.is_none(),
+            "bug: a restriction joined to unblocked sweeps"
+        );
         if let Some(e) = correction {
             T::prolong(self.dev, g.bc, 1.0, &s.cur, e, &s.spare)?;
             s.flip();
@@ -171,7 +187,7 @@ impl<T: Real> Ctx<'_, T> {
             },
             None => {
                 let mut s = self.images(t)?;
-                self.smooth(t, &mut s, None, self.opts.coarse_sweeps)?;
+                self.smooth(t, &mut s, None, self.opts.coarse_sweeps, None)?;
                 self.settle(t, &s)
             }
         }
@@ -185,12 +201,15 @@ impl<T: Real> Ctx<'_, T> {
         let (pre, post) = self.opts.sweeps(t.level());
         let g = self.p.grid(t.level())?;
         let mut s = self.images(t)?;
-        self.smooth(t, &mut s, None, pre)?;
         let f = t.image(&self.p.f, 0)?;
         let coarse_f = t.image(&self.p.f, 1)?;
-        if self.opts.fused {
+        // Blocked, the fused residual and restriction join the last
+        // pre-smoothing pipeline: one pass over the level instead of two.
+        let joined = self.opts.fused && pre > 0 && self.blocked(t)?;
+        self.smooth(t, &mut s, None, pre, joined.then_some(&coarse_f))?;
+        if !joined && self.opts.fused {
             T::residual_restrict(self.dev, g, &s.cur, &f, &coarse_f)?;
-        } else {
+        } else if !joined {
             T::residual(self.dev, g, &s.cur, &f, &s.spare)?;
             T::restrict(self.dev, &s.spare, &coarse_f)?;
         }
@@ -213,7 +232,7 @@ impl<T: Real> Ctx<'_, T> {
             }
         }
         let e = t.image(&self.p.u, 1)?;
-        self.smooth(t, &mut s, Some(&e), post)?;
+        self.smooth(t, &mut s, Some(&e), post, None)?;
         self.settle(t, &s)
     }
 

@@ -230,6 +230,38 @@ macro_rules! launches {
             }
         }
 
+        impl $m::ResidualRestrict {
+            /// The residual over grid `g` restricted to the coarser grid.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>) -> Self {
+                $m::ResidualRestrict {
+                    u: sol(u),
+                    f: sol(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                }
+            }
+        }
+
+        impl $m::ResidualRestrictCells {
+            /// [`$m::ResidualRestrict::on_grid`] on a grid of unequal cells.
+            fn on_grid(g: Grid, u: &Image<$t>, f: &Image<$t>) -> Self {
+                $m::ResidualRestrictCells {
+                    u: sol(u),
+                    f: sol(f),
+                    inv_h2: (1.0 / g.h2) as $t,
+                    bc: g.bc as $t,
+                    w: g.w as i32,
+                    h: g.h as i32,
+                    last_w: g.last_w as $t,
+                    last_h: g.last_h as $t,
+                    face_w: g.face_w() as $t,
+                    face_h: g.face_h() as $t,
+                }
+            }
+        }
+
         impl $m::ProlongAdd {
             /// `keep · u + P e` with the ghost sign of boundary `bc`.
             fn on_grid(bc: f64, keep: f64, u: &Image<$t>, e: &Image<$t>) -> Self {
@@ -270,14 +302,26 @@ macro_rules! launches {
                 let correction = chain
                     .correction
                     .map(|(bc, e)| $m::ProlongAdd::on_grid(bc, 1.0, chain.input, e));
+                let last = chain.outs.last();
+                let residual = chain.restrict.and(last);
                 if g.equal_cells() {
-                    return blocked::run(d, chain, correction, |u, (omega, colour)| {
-                        $m::Smooth::on_grid(g, u, f, omega, colour)
-                    });
+                    let residual = residual.map(|u| $m::ResidualRestrict::on_grid(g, u, f));
+                    return blocked::run(
+                        d,
+                        chain,
+                        correction,
+                        |u, (omega, colour)| $m::Smooth::on_grid(g, u, f, omega, colour),
+                        residual,
+                    );
                 }
-                blocked::run(d, chain, correction, |u, (omega, colour)| {
-                    $m::SmoothCells::on_grid(g, u, f, omega, colour)
-                })
+                let residual = residual.map(|u| $m::ResidualRestrictCells::on_grid(g, u, f));
+                blocked::run(
+                    d,
+                    chain,
+                    correction,
+                    |u, (omega, colour)| $m::SmoothCells::on_grid(g, u, f, omega, colour),
+                    residual,
+                )
             }
             fn residual(
                 d: &Device,
@@ -302,29 +346,10 @@ macro_rules! launches {
                 out: &Image<$t>,
             ) -> Result<()> {
                 if g.equal_cells() {
-                    return $m::ResidualRestrict {
-                        u: sol(u),
-                        f: sol(f),
-                        inv_h2: (1.0 / g.h2) as $t,
-                        bc: g.bc as $t,
-                        w: g.w as i32,
-                        h: g.h as i32,
-                    }
-                    .launch(d, IterationSpace::full(out));
+                    return $m::ResidualRestrict::on_grid(g, u, f)
+                        .launch(d, IterationSpace::full(out));
                 }
-                $m::ResidualRestrictCells {
-                    u: sol(u),
-                    f: sol(f),
-                    inv_h2: (1.0 / g.h2) as $t,
-                    bc: g.bc as $t,
-                    w: g.w as i32,
-                    h: g.h as i32,
-                    last_w: g.last_w as $t,
-                    last_h: g.last_h as $t,
-                    face_w: g.face_w() as $t,
-                    face_h: g.face_h() as $t,
-                }
-                .launch(d, IterationSpace::full(out))
+                $m::ResidualRestrictCells::on_grid(g, u, f).launch(d, IterationSpace::full(out))
             }
             fn prolong(
                 d: &Device,

@@ -345,14 +345,30 @@ fn odd_sizes_converge_as_fast_as_even_ones() {
 }
 
 /// Two cycles of `opts` from the same random guess, blocked and not:
-/// the solutions, and whether the blocked cycles ran blocked launches at
-/// a level of unequal cells.
+/// the solutions, and the levels of the blocked cycles' blocked launches.
 fn blocked_and_unblocked(
     w: usize,
     h: usize,
     bc: Bc,
     opts: &CycleOptions,
 ) -> (Vec<f32>, Vec<f32>, Vec<usize>) {
+    let (plain, blocked, launches) = blocked_launches(w, h, bc, opts);
+    let levels = launches
+        .iter()
+        .filter(|(k, _)| k.ends_with("(blocked)"))
+        .map(|&(_, l)| l)
+        .collect();
+    (plain, blocked, levels)
+}
+
+/// [`blocked_and_unblocked`] with every launch of the blocked cycles, as
+/// `(kernel, level)`.
+fn blocked_launches(
+    w: usize,
+    h: usize,
+    bc: Bc,
+    opts: &CycleOptions,
+) -> (Vec<f32>, Vec<f32>, Vec<(String, usize)>) {
     let dev = Device::cpu();
     let run = |blocked: bool| {
         let levels = Poisson::<f32>::default_levels(w, h, bc);
@@ -360,20 +376,18 @@ fn blocked_and_unblocked(
         fill_rhs(bc, &p.rhs()).expect("rhs");
         super::manufactured::random_guess(&p.solution(), 5).expect("guess");
         let opts = opts.clone().blocked(blocked);
-        let mut levels = Vec::new();
+        let mut launches = Vec::new();
         for _ in 0..2 {
             let trace = p.cycle(&dev, &opts).expect("cycle");
-            levels.extend(
-                trace
-                    .launches()
-                    .filter(|l| l.kernel.ends_with("(blocked)"))
-                    .map(|l| l.level),
-            );
+            launches.extend(trace.launches().map(|l| (l.kernel.clone(), l.level)));
         }
-        (p.solution().to_vec().expect("solution"), levels)
+        (p.solution().to_vec().expect("solution"), launches)
     };
     let (plain, none) = run(false);
-    assert!(none.is_empty(), "{opts:?}: blocked launches unasked");
+    assert!(
+        !none.iter().any(|(k, _)| k.ends_with("(blocked)")),
+        "{opts:?}: blocked launches unasked"
+    );
     let (blocked, levels) = run(true);
     (plain, blocked, levels)
 }
@@ -393,13 +407,31 @@ fn blocked_cycles_equal_unblocked_ones_bit_for_bit() {
     ];
     for (w, h, bc) in grids {
         for opts in &cycles {
-            let (plain, blocked, levels) = blocked_and_unblocked(w, h, bc, opts);
-            assert!(
-                levels.contains(&0),
-                "{w}x{h} {opts:?}: finest level not blocked"
-            );
+            let (plain, blocked, launches) = blocked_launches(w, h, bc, opts);
+            let at = |level: usize, what: &dyn Fn(&str) -> bool| {
+                launches.iter().any(|(k, l)| *l == level && what(k))
+            };
+            let blocked_at = |level| at(level, &|k| k.ends_with("(blocked)"));
+            assert!(blocked_at(0), "{w}x{h} {opts:?}: finest level not blocked");
             if w % 2 == 1 {
-                assert!(levels.contains(&1), "{w}x{h} {opts:?}: level 1 not blocked");
+                assert!(blocked_at(1), "{w}x{h} {opts:?}: level 1 not blocked");
+            }
+            // Fused and with pre-smoothing, the residual and restriction
+            // join the last pre-smoothing pipeline of a blocked level.
+            if opts.fused && opts.pre > 0 {
+                for level in [0, 1].into_iter().filter(|&l| blocked_at(l)) {
+                    let joined =
+                        |k: &str| k.contains("+ResidualRestrict") && k.ends_with("(blocked)");
+                    let alone = |k: &str| k.starts_with("ResidualRestrict");
+                    assert!(
+                        at(level, &joined),
+                        "{w}x{h} {opts:?}: level {level} not joined"
+                    );
+                    assert!(
+                        !at(level, &alone),
+                        "{w}x{h} {opts:?}: level {level} restricts alone"
+                    );
+                }
             }
             let differ = plain
                 .iter()
