@@ -14,6 +14,9 @@
 use hipacc::pipeline::Pipeline;
 use hipacc::prelude::*;
 
+mod pipeline_support;
+use pipeline_support::{bits, fresh, image, modes, Box3, Shift, UNTOUCHED};
+
 /// One component of a Horn-Schunck update: five inputs, `a` and `b` read
 /// at their four neighbours.
 #[derive(Kernel)]
@@ -38,35 +41,6 @@ impl Flow {
     }
 }
 
-/// A 3x3 domain mean: the shared producer.
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Box3 {
-    input: Accessor<f32>,
-    window: Domain,
-}
-
-#[kernel_body]
-impl Box3 {
-    fn kernel(&self) -> f32 {
-        reduce(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) * (1.0 / 9.0)
-    }
-}
-
-/// Reads 2 rows up and 3 down: more rows of a producer than [`Flow`].
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Shift {
-    input: Accessor<f32>,
-}
-
-#[kernel_body]
-impl Shift {
-    fn kernel(&self) -> f32 {
-        self.input.at(0, -2) - 0.5 * self.input.at(1, 3)
-    }
-}
-
 /// A pure 3x3 convolution: computed per strip as a separable one.
 #[derive(Kernel)]
 #[kernel(output = f32)]
@@ -82,42 +56,6 @@ impl Pure3 {
             self.mask.at(dx, dy) * self.input.at(dx, dy)
         })
     }
-}
-
-const UNTOUCHED: f32 = -1234.5;
-
-/// The defined modes (`Undefined` leaves reads outside the image to
-/// chance).
-fn modes() -> [Boundary<f32>; 5] {
-    [
-        Boundary::Clamp,
-        Boundary::Repeat,
-        Boundary::Mirror,
-        Boundary::MirrorInterior,
-        Boundary::Constant(-2.5),
-    ]
-}
-
-fn image(w: usize, h: usize, seed: u64) -> Image<f32> {
-    Image::from_fn(w, h, |x, y| {
-        let mut v = (x as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (y as u64 + seed).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        v ^= v >> 29;
-        ((v % 16) + 8) as f32 / 16.0
-    })
-    .expect("sizes are at least 1")
-}
-
-fn fresh(w: usize, h: usize) -> Image<f32> {
-    Image::from_vec(w, h, vec![UNTOUCHED; w * h]).expect("sizes are at least 1")
-}
-
-fn bits(img: &Image<f32>) -> Vec<u32> {
-    img.to_vec()
-        .expect("readable")
-        .iter()
-        .map(|v| v.to_bits())
-        .collect()
 }
 
 /// The four outputs over `rect` of `w x h` images, read through `mode`,

@@ -13,34 +13,8 @@
 use hipacc::pipeline::Pipeline;
 use hipacc::prelude::*;
 
-/// A 3x3 domain mean: the producer.
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Box3 {
-    input: Accessor<f32>,
-    window: Domain,
-}
-
-#[kernel_body]
-impl Box3 {
-    fn kernel(&self) -> f32 {
-        reduce(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) * (1.0 / 9.0)
-    }
-}
-
-/// Reads 2 rows up and 3 down.
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Shift {
-    input: Accessor<f32>,
-}
-
-#[kernel_body]
-impl Shift {
-    fn kernel(&self) -> f32 {
-        self.input.at(0, -2) - 0.5 * self.input.at(1, 3)
-    }
-}
+mod pipeline_support;
+use pipeline_support::{bits, fresh, image, modes, Box3, Shift, UNTOUCHED};
 
 /// A restriction to a grid of half the size: a weighted sum of the fine
 /// cells `2 x + i`, `2 y + j` for `i, j` in `-1..=1`.
@@ -73,120 +47,11 @@ struct TopRow {
     input: Accessor<f32>,
 }
 
-/// temp
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Pure3 {
-    input: Accessor<f32>,
-    mask: Mask<f32, 3, 3>,
-}
-
-#[kernel_body]
-impl Pure3 {
-    fn kernel(&self) -> f32 {
-        convolve(&self.mask, Sum, |dx, dy| {
-            self.mask.at(dx, dy) * self.input.at(dx, dy)
-        })
-    }
-}
-
-#[test]
-fn tmp_pure() {
-    let device = Device::opencl().unwrap();
-    let (w, h) = (3, 2);
-    let input = image(w, h, 1);
-    let fine = fresh(w, h);
-    let later = fresh(w, h);
-    let acc = |img| Accessor::new(img).with_boundary(Boundary::Clamp);
-    let mean = fresh(w, h);
-    let coarse = fresh(2, 1);
-    let blur = Box3 {
-        input: acc(&input),
-        window: Domain::new(3, 3).unwrap(),
-    };
-    let to_fine = Shift { input: acc(&mean) };
-    let restrict = Restrict { fine: acc(&fine) };
-    let (s_mean, s_coarse) = (IterationSpace::full(&mean), IterationSpace::full(&coarse));
-    let pure = Pure3 {
-        input: acc(&fine),
-        mask: Mask::fixed([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]).expect("odd"),
-    };
-    let (s_fine, s_later) = (IterationSpace::full(&fine), IterationSpace::full(&later));
-    std::env::set_var(hipacc::pipeline::PIPELINE_ENV, "launches");
-    let variant = std::env::var("V").unwrap();
-    match variant.as_str() {
-        "a" => Pipeline::new()
-            .stage(&blur, &s_mean)
-            .output(&to_fine, &s_fine)
-            .output(&restrict, &s_coarse)
-            .stage(&pure, &s_later)
-            .execute(&device)
-            .unwrap(),
-        "b" => Pipeline::new()
-            .stage(&blur, &s_mean)
-            .output(&to_fine, &s_fine)
-            .stage(&pure, &s_later)
-            .execute(&device)
-            .unwrap(),
-        _ => Pipeline::new()
-            .stage(&blur, &s_mean)
-            .stage(&to_fine, &s_fine)
-            .stage(&pure, &s_later)
-            .execute(&device)
-            .unwrap(),
-    }
-    let a = bits(&later);
-    let fa = bits(&fine);
-    blur.execute(&device, &s_mean).unwrap();
-    to_fine.execute(&device, &s_fine).unwrap();
-    println!("{fa:?}\n{:?}", bits(&fine));
-    pure.execute(&device, &s_later).unwrap();
-    let b = bits(&later);
-    println!("{a:?}\n{b:?}");
-    assert_eq!(a, b);
-}
-
 #[kernel_body]
 impl TopRow {
     fn kernel(&self) -> f32 {
         self.input() + 0.5 * self.input.at(0, -y())
     }
-}
-
-const UNTOUCHED: f32 = -1234.5;
-
-/// The defined modes (`Undefined` leaves reads outside the image to
-/// chance).
-fn modes() -> [Boundary<f32>; 5] {
-    [
-        Boundary::Clamp,
-        Boundary::Repeat,
-        Boundary::Mirror,
-        Boundary::MirrorInterior,
-        Boundary::Constant(-2.5),
-    ]
-}
-
-fn image(w: usize, h: usize, seed: u64) -> Image<f32> {
-    Image::from_fn(w, h, |x, y| {
-        let mut v = (x as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (y as u64 + seed).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        v ^= v >> 29;
-        ((v % 16) + 8) as f32 / 16.0
-    })
-    .expect("sizes are at least 1")
-}
-
-fn fresh(w: usize, h: usize) -> Image<f32> {
-    Image::from_vec(w, h, vec![UNTOUCHED; w * h]).expect("sizes are at least 1")
-}
-
-fn bits(img: &Image<f32>) -> Vec<u32> {
-    img.to_vec()
-        .expect("readable")
-        .iter()
-        .map(|v| v.to_bits())
-        .collect()
 }
 
 /// The shape of the pipeline checked.
