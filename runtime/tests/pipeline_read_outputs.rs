@@ -14,7 +14,7 @@ use hipacc::pipeline::Pipeline;
 use hipacc::prelude::*;
 
 mod pipeline_support;
-use pipeline_support::{bits, fresh, image, modes, Box3, Shift, UNTOUCHED};
+use pipeline_support::{bits, fresh, image, modes, on_opencl, Box3, Shift, UNTOUCHED};
 
 /// A restriction to a grid of half the size: a weighted sum of the fine
 /// cells `2 x + i`, `2 y + j` for `i, j` in `-1..=1`.
@@ -192,21 +192,6 @@ fn serial_and_parallel_strips_agree() {
 /// CPU's strips. Prints a skip line when no OpenCL platform is present.
 #[test]
 fn opencl_runs_read_outputs_as_launches_or_native_strips() {
-    let device = match Device::opencl() {
-        Ok(d) => d,
-        Err(e) => {
-            println!("[SKIP] opencl: {e}");
-            return;
-        }
-    };
     let sizes = [(3, 2), (17, 9), (67, 33)];
-    // The only test of this file that sets the variable.
-    std::env::set_var(hipacc::pipeline::PIPELINE_ENV, "launches");
-    check_all(&sizes, &SHAPES, &device, &device);
-    std::env::remove_var(hipacc::pipeline::PIPELINE_ENV);
-    if device.is_gpu() {
-        println!("[SKIP] native strips: {} is no CPU device", device.name());
-    } else {
-        check_all(&sizes, &SHAPES, &device, &Device::cpu());
-    }
+    on_opencl(|device, alone| check_all(&sizes, &SHAPES, device, alone));
 }

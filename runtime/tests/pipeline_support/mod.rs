@@ -74,3 +74,27 @@ pub(crate) fn bits(img: &Image<f32>) -> Vec<u32> {
         .map(|v| v.to_bits())
         .collect()
 }
+
+/// Runs `check(pipeline device, alone device)` on OpenCL: as device
+/// launches (with [`hipacc::pipeline::PIPELINE_ENV`], against the kernels
+/// launched alone there), then, on a CPU device (PoCL), as the native
+/// CPU's strips (against the kernels alone on the native CPU). Prints a
+/// skip line when no OpenCL platform is present. The only place of a test
+/// binary that sets the variable.
+pub(crate) fn on_opencl(check: impl Fn(&Device, &Device)) {
+    let device = match Device::opencl() {
+        Ok(d) => d,
+        Err(e) => {
+            println!("[SKIP] opencl: {e}");
+            return;
+        }
+    };
+    std::env::set_var(hipacc::pipeline::PIPELINE_ENV, "launches");
+    check(&device, &device);
+    std::env::remove_var(hipacc::pipeline::PIPELINE_ENV);
+    if device.is_gpu() {
+        println!("[SKIP] native strips: {} is no CPU device", device.name());
+    } else {
+        check(&device, &Device::cpu());
+    }
+}
