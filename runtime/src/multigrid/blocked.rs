@@ -104,16 +104,19 @@ where
             None => sweep(chain.input, step),
         })
         .collect();
-    let coarse = chain.restrict.map(IterationSpace::full);
+    let residual = match (residual, chain.restrict) {
+        (Some(r), Some(img)) => Some((r, IterationSpace::full(img))),
+        (None, None) => None,
+        _ => unreachable!("bug: a residual without its coarse image, or one without the other"),
+    };
     let mut pipeline = Pipeline::new();
     if let Some(p) = &correction {
         pipeline = pipeline.stage(p, &spaces[0]);
     }
-    for (k, space) in kernels.iter().zip(&spaces[first..]) {
-        pipeline = match (&residual, &coarse) {
-            (Some(_), Some(_)) if std::ptr::eq(space, &spaces[spaces.len() - 1]) => {
-                pipeline.output(k, space)
-            }
+    for (i, (k, space)) in kernels.iter().zip(&spaces[first..]).enumerate() {
+        // The last sweep is the result, and the residual's input.
+        pipeline = match residual {
+            Some(_) if i + 1 == kernels.len() => pipeline.output(k, space),
             _ => pipeline.stage(k, space),
         };
     }
@@ -121,13 +124,9 @@ where
         Some(_) => format!("{}+{} x{}", P::NAME, K::NAME, kernels.len()),
         None => format!("{} x{}", K::NAME, kernels.len()),
     };
-    match (&residual, &coarse) {
-        (Some(r), Some(space)) => {
-            pipeline = pipeline.stage(r, space);
-            name = format!("{name}+{}", R::NAME);
-        }
-        (None, None) => {}
-        _ => unreachable!("bug: a residual without its coarse image, or one without the other"),
+    if let Some((r, space)) = &residual {
+        pipeline = pipeline.stage(r, space);
+        name = format!("{name}+{}", R::NAME);
     }
     let name = format!("{name} (blocked)");
     crate::trace::launch(&name, dev.kind().name(), || pipeline.execute(dev))
