@@ -912,6 +912,9 @@ struct Source<'a> {
     region: Rect,
     mode: BoundaryMode,
     constant: f32,
+    /// A pipeline stage's rows in a strip's scratch, computed just before
+    /// and so in cache already: no prefetch.
+    scratch: bool,
 }
 
 impl Source<'_> {
@@ -927,6 +930,9 @@ impl Source<'_> {
     /// the rows before it are computed, rather than when the gather's
     /// copy stalls on it.
     fn prefetch(&self, py: i64) {
+        if self.scratch {
+            return;
+        }
         let mode = match self.mode {
             BoundaryMode::Undefined => BoundaryMode::Clamp,
             m => m,
@@ -1015,15 +1021,15 @@ pub(crate) fn run_rows(
         a.region.check_in(a.image.width(), a.image.height())?;
         // A row window's image may be locked for writing other rows (a
         // pipeline output that later stages read): no read lock then.
-        let (guard, (data, len, row0)) =
+        let (guard, scratch, (data, len, row0)) =
             match hipacc_core::row_window::window_of_id::<f32>(a.image.id()) {
-                Some(window) => (None, window),
+                Some(window) => (None, true, window),
                 None => {
                     let guard = read_as::<f32>(&*a.image).unwrap_or_else(|| {
                         unreachable!("bug: an f32 slot bound to another image")
                     })?;
                     let at = (guard.as_ptr(), guard.len(), 0);
-                    (Some(guard), at)
+                    (Some(guard), false, at)
                 }
             };
         sources.push(Source {
@@ -1034,6 +1040,7 @@ pub(crate) fn run_rows(
             region: a.region,
             mode: a.slot.boundary,
             constant: a.slot.constant.first().map_or(0.0, |l| l.as_f64() as f32),
+            scratch,
             _guard: guard,
         });
     }
@@ -1864,63 +1871,91 @@ dispatch! {
     /// order (each lane's operations do not depend on how the row is
     /// blocked).
     fn horizontal<>(e: &[f32], kx: &[f32], out: &mut [f32]) {
-        let w = out.len();
-        let e = &e[..w + kx.len() - 1];
-        let lanes = |o: &mut [f32], x: usize| {
-            for (l, o) in o.iter_mut().enumerate() {
-                *o = kx[1..]
-                    .iter()
-                    .enumerate()
-                    .fold(kx[0] * e[x + l], |acc, (i, &k)| k.mul_add(e[x + l + i + 1], acc));
-            }
-        };
-        let mut blocks = out.chunks_exact_mut(PASS_LANES);
-        for (b, o) in blocks.by_ref().enumerate() {
-            let x = b * PASS_LANES;
-            let src = &e[x..x + PASS_LANES + kx.len() - 1];
-            let mut acc = [0.0f32; PASS_LANES];
-            for (a, &v) in acc.iter_mut().zip(&src[..PASS_LANES]) {
-                *a = kx[0] * v;
-            }
-            for (i, &k) in kx.iter().enumerate().skip(1) {
-                for (a, &v) in acc.iter_mut().zip(&src[i..i + PASS_LANES]) {
-                    *a = k.mul_add(v, *a);
-                }
-            }
-            o.copy_from_slice(&acc);
+        // The usual widths get their own copy of the loop with the taps
+        // written out (the slice's length is a constant there): no loop
+        // over the taps inside each block.
+        match kx.len() {
+            3 => horizontal_taps(e, &kx[..3], out),
+            5 => horizontal_taps(e, &kx[..5], out),
+            7 => horizontal_taps(e, &kx[..7], out),
+            _ => horizontal_taps(e, kx, out),
         }
-        let tail = blocks.into_remainder();
-        lanes(tail, w - tail.len());
+    }
+}
+
+/// [`horizontal`]'s loop, inlined into each of its copies.
+#[inline(always)]
+fn horizontal_taps(e: &[f32], kx: &[f32], out: &mut [f32]) {
+    let w = out.len();
+    let e = &e[..w + kx.len() - 1];
+    let mut blocks = out.chunks_exact_mut(PASS_LANES);
+    for (b, o) in blocks.by_ref().enumerate() {
+        let x = b * PASS_LANES;
+        let src = &e[x..x + PASS_LANES + kx.len() - 1];
+        let mut acc = [0.0f32; PASS_LANES];
+        for (a, &v) in acc.iter_mut().zip(&src[..PASS_LANES]) {
+            *a = kx[0] * v;
+        }
+        for (i, &k) in kx.iter().enumerate().skip(1) {
+            for (a, &v) in acc.iter_mut().zip(&src[i..i + PASS_LANES]) {
+                *a = k.mul_add(v, *a);
+            }
+        }
+        o.copy_from_slice(&acc);
+    }
+    let tail = blocks.into_remainder();
+    let x0 = w - tail.len();
+    for (l, o) in tail.iter_mut().enumerate() {
+        *o = kx[1..]
+            .iter()
+            .enumerate()
+            .fold(kx[0] * e[x0 + l], |acc, (i, &k)| {
+                k.mul_add(e[x0 + l + i + 1], acc)
+            });
     }
 }
 
 dispatch! {
     /// `out[x] = Σ_j ky[j] rows[j][x]`, a fused multiply-add per tap in
-    /// tap order (blocked as [`horizontal`]).
+    /// tap order (blocked as [`horizontal`]; the usual heights have their
+    /// own copies alike).
     fn vertical<>(rows: &[&[f32]], ky: &[f32], out: &mut [f32]) {
-        let w = out.len();
-        let mut blocks = out.chunks_exact_mut(PASS_LANES);
-        for (b, o) in blocks.by_ref().enumerate() {
-            let x = b * PASS_LANES;
-            let mut acc = [0.0f32; PASS_LANES];
-            for (a, &v) in acc.iter_mut().zip(&rows[0][x..x + PASS_LANES]) {
-                *a = ky[0] * v;
-            }
-            for (j, &k) in ky.iter().enumerate().skip(1) {
-                for (a, &v) in acc.iter_mut().zip(&rows[j][x..x + PASS_LANES]) {
-                    *a = k.mul_add(v, *a);
-                }
-            }
-            o.copy_from_slice(&acc);
+        match ky.len() {
+            3 => vertical_taps(rows, &ky[..3], out),
+            5 => vertical_taps(rows, &ky[..5], out),
+            7 => vertical_taps(rows, &ky[..7], out),
+            _ => vertical_taps(rows, ky, out),
         }
-        let tail = blocks.into_remainder();
-        let x0 = w - tail.len();
-        for (l, o) in tail.iter_mut().enumerate() {
-            *o = ky[1..]
-                .iter()
-                .enumerate()
-                .fold(ky[0] * rows[0][x0 + l], |acc, (j, &k)| k.mul_add(rows[j + 1][x0 + l], acc));
+    }
+}
+
+/// [`vertical`]'s loop, inlined into each of its copies.
+#[inline(always)]
+fn vertical_taps(rows: &[&[f32]], ky: &[f32], out: &mut [f32]) {
+    let w = out.len();
+    let mut blocks = out.chunks_exact_mut(PASS_LANES);
+    for (b, o) in blocks.by_ref().enumerate() {
+        let x = b * PASS_LANES;
+        let mut acc = [0.0f32; PASS_LANES];
+        for (a, &v) in acc.iter_mut().zip(&rows[0][x..x + PASS_LANES]) {
+            *a = ky[0] * v;
         }
+        for (j, &k) in ky.iter().enumerate().skip(1) {
+            for (a, &v) in acc.iter_mut().zip(&rows[j][x..x + PASS_LANES]) {
+                *a = k.mul_add(v, *a);
+            }
+        }
+        o.copy_from_slice(&acc);
+    }
+    let tail = blocks.into_remainder();
+    let x0 = w - tail.len();
+    for (l, o) in tail.iter_mut().enumerate() {
+        *o = ky[1..]
+            .iter()
+            .enumerate()
+            .fold(ky[0] * rows[0][x0 + l], |acc, (j, &k)| {
+                k.mul_add(rows[j + 1][x0 + l], acc)
+            });
     }
 }
 
@@ -1979,9 +2014,13 @@ mod tests {
     #[test]
     fn blocked_passes_give_each_lane_its_chain_in_tap_order() {
         for w in [1, 7, PASS_LANES - 1, PASS_LANES, 3 * PASS_LANES + 5, 257] {
+            // One tap, the widths with their own copies of the loop, and
+            // a wider one.
             for k in [
                 vec![0.5],
                 vec![0.25, 0.5, 0.25],
+                vec![0.0625, 0.25, 0.375, 0.25, 0.0625],
+                (0..7).map(|i| 0.3 - i as f32 * 0.07).collect(),
                 (0..13).map(|i| 0.1 + i as f32 * 0.03).collect(),
             ] {
                 let n = w + k.len() - 1;
