@@ -413,12 +413,16 @@ impl Launch<'_> {
     /// [`window_shape`]).
     fn run<K: KernelBody, S: WindowShape>(&self, views: &K::CpuViews<'_>, rows: &mut [K::Output]) {
         let band = |b: usize, chunk: &mut [K::Output]| {
+            let rows = chunk.len().div_ceil(self.width);
             for (i, row) in chunk.chunks_mut(self.width).enumerate() {
                 let y = self.y0 + b * self.band + i;
                 let row = &mut row[self.cols.clone()];
                 let plain = K::EXTREMES
                     && self.inner.rows.contains(&y)
                     && self.scan.is_some_and(|s| s.clean(y));
+                if let Some(scan) = self.scan.filter(|_| K::EXTREMES && i + 1 < rows) {
+                    scan.prefetch(y + 1);
+                }
                 #[cfg(test)]
                 plain_extremes::PLAIN_ROWS.with(|n| n.set(n.get() + usize::from(plain)));
                 if plain {

@@ -7,13 +7,15 @@
 //! scanned accessors read there holds neither. Each source row is scanned
 //! once per launch (whole, across its region), by the first band that
 //! needs it and just before that band reads it, so the scan costs a
-//! fraction of a pass over data already on its way into cache; a flag per
-//! row remembers the answer for the bands that share it.
+//! fraction of a pass over data already on its way into cache (each band
+//! asks for the rows its next output row scans while it computes this
+//! one); a flag per row remembers the answer for the bands that share it.
 
 use super::interior::{AxisReach, Reach};
 use super::simd;
 use hipacc_core::image::{read_as, ReadGuard};
 use hipacc_core::{Bindings, Rect, Rgba};
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// A row not scanned yet.
@@ -95,10 +97,21 @@ impl<'a> RowScan<'a> {
     pub(crate) fn clean(&self, y: usize) -> bool {
         self.sources.iter().all(|s| s.clean(y, self.space_y))
     }
+
+    /// Starts fetching the rows that output row `y` of the interior reads
+    /// and that are not scanned yet, so that they arrive while the row
+    /// before is computed: a scan waits on memory, a row's body mostly
+    /// does not, and the two then overlap.
+    pub(crate) fn prefetch(&self, y: usize) {
+        for s in &self.sources {
+            s.prefetch(y, self.space_y);
+        }
+    }
 }
 
 impl Source<'_> {
-    fn clean(&self, y: usize, space_y: usize) -> bool {
+    /// The region rows that output row `y` reads, where all are inside.
+    fn rows_read(&self, y: usize, space_y: usize) -> Option<RangeInclusive<usize>> {
         // The rows read: `a p + coef · sy + [lo, hi]` of the region, with
         // `p = y - sy` and `a = 1 + coef` (see `interior`).
         let r = self.reach;
@@ -106,11 +119,29 @@ impl Source<'_> {
         let base = (1.0 + r.coef) * p + r.coef * space_y as f64;
         let (lo, hi) = ((base + r.lo).floor(), (base + r.hi).ceil());
         let last = self.region.height as f64 - 1.0;
-        if !(lo >= 0.0 && hi <= last) {
-            // Not an interior row: never run without the NaN rule.
-            return false;
+        (lo >= 0.0 && hi <= last).then_some(lo as usize..=hi as usize)
+    }
+
+    fn clean(&self, y: usize, space_y: usize) -> bool {
+        // Not an interior row: never run without the NaN rule.
+        self.rows_read(y, space_y)
+            .is_some_and(|mut rows| rows.all(|row| self.row_clean(row)))
+    }
+
+    fn prefetch(&self, y: usize, space_y: usize) {
+        let Some(rows) = self.rows_read(y, space_y) else {
+            return;
+        };
+        for row in rows.filter(|&r| self.rows[r].load(Ordering::Relaxed) == UNKNOWN) {
+            let start = (self.region.y + row) * self.stride + self.region.x;
+            let cols = start..start + self.region.width;
+            match &self.pixels {
+                Pixels::F32(p) => prefetch_lines(&p[cols]),
+                Pixels::F64(p) => prefetch_lines(&p[cols]),
+                Pixels::Rgba32(p) => prefetch_lines(&p[cols]),
+                Pixels::Rgba64(p) => prefetch_lines(&p[cols]),
+            }
         }
-        (lo as usize..=hi as usize).all(|row| self.row_clean(row))
     }
 
     fn row_clean(&self, row: usize) -> bool {
@@ -131,6 +162,15 @@ impl Source<'_> {
         let flag = if clean { CLEAN } else { DIRTY };
         self.rows[row].store(flag, Ordering::Relaxed);
         clean
+    }
+}
+
+/// Starts fetching every cache line of `values`.
+fn prefetch_lines<T>(values: &[T]) {
+    let bytes = std::mem::size_of_val(values);
+    let at = values.as_ptr().cast::<u8>();
+    for offset in (0..bytes).step_by(64) {
+        simd::prefetch(at.wrapping_add(offset));
     }
 }
 
