@@ -118,28 +118,79 @@ pub(crate) unsafe fn copy_rect(
     from: Side,
     to: Side,
 ) -> std::result::Result<(), result::DriverError> {
-    // SAFETY: a plain-data descriptor, zero-initialised as the API expects
-    // for unused fields.
-    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    (copy.srcXInBytes, copy.srcY, copy.srcPitch) = (rect.x, rect.y, rect.pitch);
-    (copy.dstXInBytes, copy.dstY, copy.dstPitch) = (rect.x, rect.y, rect.pitch);
-    (copy.WidthInBytes, copy.Height) = (rect.bytes, rect.rows);
-    match from {
-        Side::Host(p) => {
-            (copy.srcMemoryType, copy.srcHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p)
-        }
-        Side::Device(p) => {
-            (copy.srcMemoryType, copy.srcDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, p)
-        }
-    }
-    match to {
-        Side::Host(p) => {
-            (copy.dstMemoryType, copy.dstHost) = (sys::CUmemorytype::CU_MEMORYTYPE_HOST, p)
-        }
-        Side::Device(p) => {
-            (copy.dstMemoryType, copy.dstDevice) = (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, p)
-        }
-    }
+    let copy = descriptor(rect, from, to);
     // SAFETY: the caller's contract.
     unsafe { sys::cuMemcpy2D_v2(&copy) }.result()
+}
+
+/// The `cuMemcpy2D` descriptor of a rectangle copy.
+///
+/// Every field is written: the memory types are enums with no zero value
+/// (host is 1), so the descriptor cannot start zero-initialised as in C.
+/// The unused pointer of each side is null and the arrays unused.
+fn descriptor(rect: ByteRect, from: Side, to: Side) -> sys::CUDA_MEMCPY2D {
+    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    let (src_type, src_host, src_device) = match from {
+        Side::Host(p) => (CU_MEMORYTYPE_HOST, p.cast_const(), 0),
+        Side::Device(p) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), p),
+    };
+    let (dst_type, dst_host, dst_device) = match to {
+        Side::Host(p) => (CU_MEMORYTYPE_HOST, p, 0),
+        Side::Device(p) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), p),
+    };
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: rect.x,
+        srcY: rect.y,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: rect.pitch,
+        dstXInBytes: rect.x,
+        dstY: rect.y,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: rect.pitch,
+        WidthInBytes: rect.bytes,
+        Height: rect.rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Building the descriptor needs no GPU, so the host runs it: each
+    /// direction's fields land where the driver reads them.
+    #[test]
+    fn rectangle_descriptors_name_both_sides() {
+        use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+        let rect = ByteRect {
+            x: 12,
+            y: 3,
+            bytes: 40,
+            rows: 5,
+            pitch: 256,
+        };
+        let mut host = [0u8; 4];
+        let h = host.as_mut_ptr().cast::<std::ffi::c_void>();
+        let up = descriptor(rect, Side::Host(h), Side::Device(0xd000));
+        assert_eq!(up.srcMemoryType, CU_MEMORYTYPE_HOST);
+        assert_eq!((up.srcHost, up.srcDevice), (h.cast_const(), 0));
+        assert_eq!(up.dstMemoryType, CU_MEMORYTYPE_DEVICE);
+        assert_eq!((up.dstHost, up.dstDevice), (std::ptr::null_mut(), 0xd000));
+        let down = descriptor(rect, Side::Device(0xd000), Side::Host(h));
+        assert_eq!(down.srcMemoryType, CU_MEMORYTYPE_DEVICE);
+        assert_eq!((down.srcHost, down.srcDevice), (std::ptr::null(), 0xd000));
+        assert_eq!(down.dstMemoryType, CU_MEMORYTYPE_HOST);
+        assert_eq!((down.dstHost, down.dstDevice), (h, 0));
+        for d in [up, down] {
+            assert_eq!((d.srcXInBytes, d.srcY, d.srcPitch), (12, 3, 256));
+            assert_eq!((d.dstXInBytes, d.dstY, d.dstPitch), (12, 3, 256));
+            assert_eq!((d.WidthInBytes, d.Height), (40, 5));
+            assert!(d.srcArray.is_null() && d.dstArray.is_null());
+        }
+    }
 }
