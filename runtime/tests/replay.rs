@@ -132,7 +132,8 @@ fn a_replay_sees_a_solution_the_host_changed_on(d: &Device) {
         assert_eq!(
             plain.solution().to_vec().expect("plain"),
             graph.solution().to_vec().expect("graph"),
-            "cycle {cycle}"
+            "cycle {cycle} on {}",
+            d.name()
         );
     }
 }
@@ -152,8 +153,51 @@ fn solving_with_replays_converges_on(d: &Device) {
     let b = graph
         .solve(d, &opts.clone().graph(true), 1e-6, 30)
         .expect("graph solve");
-    assert_eq!(a.residuals, b.residuals);
-    assert_eq!(a.converged, b.converged);
+    let name = d.name();
+    assert_eq!(a.residuals, b.residuals, "{name}");
+    assert_eq!(a.converged, b.converged, "{name}");
     let (first, last) = (b.residuals[0], b.residuals[b.residuals.len() - 1]);
     assert!(last < 1e-3 * first, "{b:?}");
+}
+
+#[test]
+fn replays_and_plain_launches_on_two_threads_stay_apart() {
+    for d in devices() {
+        replays_and_plain_launches_on_two_threads_stay_apart_on(&d);
+    }
+}
+
+/// One thread records and replays cycles (capturing a graph on CUDA) while
+/// another launches plain cycles on the same device: each gets the bits it
+/// gets alone. A capture must take only its own thread's launches.
+fn replays_and_plain_launches_on_two_threads_stay_apart_on(d: &Device) {
+    let opts = CycleOptions::new(CycleKind::V, Smoother::RedBlack, 2, 1);
+    let cycles = |graph: bool| {
+        let p = problem(64, 48, 4, Bc::Dirichlet);
+        for _ in 0..5 {
+            p.cycle(d, &opts.clone().graph(graph)).expect("cycle");
+        }
+        p.solution().to_vec().expect("solution")
+    };
+    let want = cycles(false);
+    std::thread::scope(|s| {
+        let threads = [true, false].map(|graph| {
+            let (cycles, want) = (&cycles, &want);
+            s.spawn(move || {
+                for round in 0..12 {
+                    let got = cycles(graph);
+                    assert!(
+                        got.iter()
+                            .zip(want)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{}: round {round}, replayed {graph}: differs from a lone run",
+                        d.name()
+                    );
+                }
+            })
+        });
+        for t in threads {
+            t.join().expect("thread");
+        }
+    });
 }

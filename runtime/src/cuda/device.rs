@@ -14,6 +14,7 @@ use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 use hipacc_codegen::DeviceDescription;
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 /// A CUDA device ready for launches. One per process (see [`shared`]).
 pub(crate) struct CudaDevice {
@@ -24,8 +25,10 @@ pub(crate) struct CudaDevice {
     pub(crate) arch: String,
     /// Events around the last launch, for its duration.
     pub(crate) last_launch: LastLaunch<(CudaEvent, CudaEvent)>,
-    /// The stream of a graph capture in progress ([`super::graph`]).
-    pub(crate) capturing: Mutex<Option<Arc<CudaStream>>>,
+    /// The threads capturing a graph, each with the stream it captures on
+    /// ([`super::graph`]). Only a capturing thread's launches go to its
+    /// stream: other threads sharing the device launch as usual meanwhile.
+    pub(crate) capturing: Mutex<Vec<(ThreadId, Arc<CudaStream>)>>,
 }
 
 /// The process-wide CUDA device (ordinal 0), opened once.
@@ -79,7 +82,7 @@ impl CudaDevice {
             arch: format!("compute_{major}{minor}"),
             ctx,
             last_launch: LastLaunch::default(),
-            capturing: Mutex::new(None),
+            capturing: Mutex::new(Vec::new()),
         })
     }
 }

@@ -1,7 +1,8 @@
 //! CUDA graphs for replayed launch sequences ([`crate::gpu::replay`]).
 //! The legacy default stream cannot be captured, so a capture forks a
-//! stream and points the device's launches at it; the graph is launched
-//! there, fenced by events against the legacy stream on both sides.
+//! stream and points the capturing thread's launches at it; the graph is
+//! launched there, fenced by events against the legacy stream on both
+//! sides.
 
 use super::device::CudaDevice;
 use crate::gpu::backend::Graph;
@@ -38,10 +39,11 @@ pub(crate) fn capture(
     stream
         .begin_capture(Mode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .ok()?;
-    let slot = || dev.capturing.lock().unwrap_or_else(PoisonError::into_inner);
-    *slot() = Some(Arc::clone(&stream));
+    let slots = || dev.capturing.lock().unwrap_or_else(PoisonError::into_inner);
+    let me = std::thread::current().id();
+    slots().push((me, Arc::clone(&stream)));
     let queued = enqueue_all();
-    *slot() = None;
+    slots().retain(|(thread, _)| *thread != me);
     let graph = stream.end_capture(Flags(0));
     let legacy = Arc::clone(&dev.stream);
     match (queued, graph) {
@@ -51,14 +53,22 @@ pub(crate) fn capture(
 }
 
 impl CudaDevice {
-    /// The stream a launch goes to: the capture's while one is open.
+    /// The stream a launch goes to: the capture's while this thread has one
+    /// open, else the legacy stream. (The capture's stream does not block,
+    /// so another thread's launches meanwhile neither join the graph nor
+    /// wait for it.)
     pub(crate) fn launch_stream(&self) -> Arc<CudaStream> {
         let capturing = self
             .capturing
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let me = std::thread::current().id();
         capturing
-            .clone()
-            .unwrap_or_else(|| Arc::clone(&self.stream))
+            .iter()
+            .find(|(thread, _)| *thread == me)
+            .map_or_else(
+                || Arc::clone(&self.stream),
+                |(_, stream)| Arc::clone(stream),
+            )
     }
 }
