@@ -1,4 +1,4 @@
-//! Pipelines on OpenCL and wgpu: a stage read by one later stage at its own pixel is
+//! Pipelines on OpenCL, wgpu and CUDA: a stage read by one later stage at its own pixel is
 //! folded into it (one launch); read through a window or at offsets, it is
 //! recomputed at each read where the architecture model says that pays;
 //! everything else runs stage by stage. The
@@ -11,7 +11,8 @@
 //! intermediate is never written, which shows that folding happened.
 //! (PoCL and lavapipe are CPU devices, where pipelines run as the native
 //! CPU's strips unless `HIPACC_PIPELINE=launches`, which these tests set.)
-//! Prints a skip line when no OpenCL platform or wgpu adapter is present.
+//! Prints a skip line when no OpenCL platform, wgpu adapter or CUDA device
+//! is present.
 
 use hipacc::core::ir::evaluate_kernel;
 use hipacc::pipeline::Pipeline;
@@ -33,6 +34,12 @@ fn opencl() -> Option<Device> {
 fn wgpu() -> Option<Device> {
     std::env::set_var(hipacc::pipeline::PIPELINE_ENV, "launches");
     gpu_support::wgpu()
+}
+
+/// The CUDA device (a GPU: pipelines run as device launches there), or
+/// `None` after a skip line.
+fn cuda() -> Option<Device> {
+    gpu_support::cuda()
 }
 
 /// A 3x3 box mean.
@@ -160,6 +167,13 @@ fn folded_pipelines_equal_stage_by_stage_runs_on_opencl() {
 #[test]
 fn folded_pipelines_equal_stage_by_stage_runs_on_wgpu() {
     if let Some(d) = wgpu() {
+        folded_pipelines_equal_stage_by_stage_runs(&d);
+    }
+}
+
+#[test]
+fn folded_pipelines_equal_stage_by_stage_runs_on_cuda() {
+    if let Some(d) = cuda() {
         folded_pipelines_equal_stage_by_stage_runs(&d);
     }
 }
@@ -301,10 +315,25 @@ fn window_reads_recompute_cheap_producers_on_wgpu() {
     }
 }
 
+#[test]
+fn window_reads_recompute_cheap_producers_on_cuda() {
+    if let Some(d) = cuda() {
+        window_reads_recompute_cheap_producers(&d);
+    }
+}
+
 /// A point-wise stage read through windows: recomputed at each read where
-/// the model allows (PoCL's and lavapipe's target: 8 reads per access
-/// saved, so 16 per pixel), launched on its own where it does not.
+/// the model allows (reads added per pixel within twice the target's
+/// `recompute_reads_per_access`: 16 on PoCL's and lavapipe's target, 14 on
+/// an H200), launched on its own where it does not.
 fn window_reads_recompute_cheap_producers(device: &Device) {
+    let budget = 2 * device
+        .target()
+        .expect("a GPU-style device has a target")
+        .recompute_reads_per_access;
+    // Every target recomputes a one-read stage at nine positions (8 reads
+    // added) and none a nine-read one (72).
+    assert!((8..72).contains(&budget), "budget {budget}");
     for (w, h) in SIZES {
         let input = Image::from_fn(w, h, |x, y| ((x * 5 + y * 11) % 17) as f32 * 0.25).unwrap();
         for (i, mode) in modes().into_iter().enumerate() {
@@ -370,12 +399,20 @@ fn window_reads_recompute_cheap_producers(device: &Device) {
                 .execute(device)
                 .unwrap();
             let folded = bits(&out);
-            for (img, name) in [(&p1, "poly"), (&g1, "gradient"), (&p2, "second poly")] {
+            // The first poly folds into the gradient at its two offsets and
+            // the gradient into the second poly at its pixel; the merged
+            // two-read stage at nine positions adds 16 reads.
+            for (img, name) in [(&p1, "poly"), (&g1, "gradient")] {
                 assert!(
                     img.to_vec().unwrap().iter().all(|&v| v == UNTOUCHED),
                     "{what}: the {name} was folded"
                 );
             }
+            assert_eq!(
+                p2.to_vec().unwrap().iter().all(|&v| v == UNTOUCHED),
+                16 <= budget,
+                "{what}: the second poly is recomputed in the blur iff 16 reads are within {budget}"
+            );
             poly1.execute(device, &sp[0]).unwrap();
             gradient.execute(device, &sp[1]).unwrap();
             poly2.execute(device, &sp[2]).unwrap();
