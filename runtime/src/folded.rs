@@ -30,6 +30,7 @@
 //! type, so no arithmetic is merged across the fold (tested on OpenCL on
 //! every boundary mode and odd sizes).
 
+use crate::cpu::fused;
 use crate::gpu::KernelLaunch;
 use crate::{Device, Result};
 use hipacc_core::image::DynImage;
@@ -51,11 +52,24 @@ pub(crate) struct StageLaunch {
     pub(crate) rect: Rect,
 }
 
-/// Runs `stages` (in an order `check_order` accepted) on the GPU `device`,
-/// folding point-wise consumers into their producers; stages marked in
-/// `outputs` are the pipeline's outputs, always launched (their images are
-/// the result even where a later stage reads them).
-pub(crate) fn run(stages: Vec<StageLaunch>, outputs: &[bool], device: &Device) -> Result<()> {
+/// Runs `stages` (named `names`) on the GPU `device`, folding point-wise
+/// consumers into their producers; stages marked in `outputs` are the
+/// pipeline's outputs, always launched (their images are the result even
+/// where a later stage reads them). Refuses the orders the CPU refuses
+/// ([`fused::readers`]), checked on the bindings alone: a GPU pipeline
+/// builds no CPU plan.
+pub(crate) fn run(
+    names: &[&str],
+    stages: Vec<StageLaunch>,
+    outputs: &[bool],
+    device: &Device,
+) -> Result<()> {
+    let writes: Vec<u64> = stages.iter().map(|s| s.output.id()).collect();
+    let reads: Vec<Vec<u64>> = stages
+        .iter()
+        .map(|s| s.bindings.accessors.iter().map(|a| a.image.id()).collect())
+        .collect();
+    fused::readers(names, &writes, &reads)?;
     let mut reader = sole_readers(&stages);
     for (r, _) in reader.iter_mut().zip(outputs).filter(|(_, &o)| o) {
         *r = None;

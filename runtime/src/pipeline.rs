@@ -214,9 +214,9 @@ impl<'a> Pipeline<'a> {
         }
         let stages: Vec<&dyn Stage> = self.stages.iter().map(|s| s.as_ref()).collect();
         if device.is_gpu() || (device.gpu().is_some() && launches_requested()) {
-            fused::check_order(&stages, &self.outputs)?;
+            let names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
             let launches = stages.iter().map(|s| s.launch()).collect::<Result<_>>()?;
-            crate::folded::run(launches, &self.outputs, device)
+            crate::folded::run(&names, launches, &self.outputs, device)
         } else {
             fused::run(&stages, &self.outputs, device.serial_pixels())
         }

@@ -454,3 +454,62 @@ fn window_reads_recompute_cheap_producers(device: &Device) {
         }
     }
 }
+
+#[test]
+fn stages_out_of_order_are_refused_on_opencl() {
+    if let Some(d) = opencl() {
+        stages_out_of_order_are_refused(&d);
+    }
+}
+
+#[test]
+fn stages_out_of_order_are_refused_on_cuda() {
+    if let Some(d) = cuda() {
+        stages_out_of_order_are_refused(&d);
+    }
+}
+
+/// The device's pipelines refuse the listings the CPU's refuse, with the
+/// same messages, and launch nothing: a stage reading a later stage's
+/// output, two stages writing one image.
+fn stages_out_of_order_are_refused(device: &Device) {
+    let input = Image::from_fn(9, 7, |x, y| (x * 3 + y) as f32).unwrap();
+    let (a, b) = (fresh(9, 7), fresh(9, 7));
+    let first = Poly {
+        input: Accessor::new(&a),
+        a: 0.5,
+    };
+    let second = Poly {
+        input: Accessor::new(&input),
+        a: 0.5,
+    };
+    let (sa, sb) = (IterationSpace::full(&a), IterationSpace::full(&b));
+    // `first` reads `a`, which `second` writes after it.
+    let err = Pipeline::new()
+        .stage(&first, &sb)
+        .stage(&second, &sa)
+        .execute(device)
+        .expect_err("a stage reads a later stage's output");
+    assert!(
+        err.to_string().contains(
+            "stage 0 (`Poly`) reads the output of stage 1 (`Poly`): list each producer before"
+        ),
+        "{err}"
+    );
+    let err = Pipeline::new()
+        .stage(&second, &sa)
+        .stage(&second, &sa)
+        .execute(device)
+        .expect_err("two stages write one image");
+    assert!(
+        err.to_string()
+            .contains("stages 0 (`Poly`) and 1 (`Poly`) write the same image"),
+        "{err}"
+    );
+    for img in [&a, &b] {
+        assert!(
+            img.to_vec().unwrap().iter().all(|&v| v == UNTOUCHED),
+            "a refused pipeline launched a stage"
+        );
+    }
+}

@@ -371,22 +371,26 @@ fn refuse(what: String) -> Error {
     Error::Config(format!("pipeline: {what}"))
 }
 
-/// Checks the order of the stages (`outputs[s]`: stage `s` is an output;
-/// the last stage always is), and picks the fused stages.
-fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Result<Schedule> {
-    let n = infos.len();
-    let output = |s: usize| s == n - 1 || outputs.get(s).copied().unwrap_or(false);
-    let writer = |image: u64| infos.iter().position(|i| i.output.0 == image);
-    let mut readers = vec![Vec::new(); n];
-    for (s, info) in infos.iter().enumerate() {
-        if let Some(t) = infos[..s].iter().position(|i| i.output.0 == info.output.0) {
+/// For each stage, the `(consumer, read)` pairs that read its output, from
+/// the image each stage writes (`writes`) and the images its reads read
+/// (`reads`, in order). Refuses two stages that write one image and a
+/// stage that reads its own output or a later stage's.
+pub(crate) fn readers(
+    names: &[&str],
+    writes: &[u64],
+    reads: &[Vec<u64>],
+) -> Result<Vec<Vec<(usize, usize)>>> {
+    let writer = |image: u64| writes.iter().position(|&w| w == image);
+    let mut readers = vec![Vec::new(); writes.len()];
+    for (s, (&write, reads)) in writes.iter().zip(reads).enumerate() {
+        if let Some(t) = writes[..s].iter().position(|&w| w == write) {
             return Err(refuse(format!(
                 "stages {t} (`{}`) and {s} (`{}`) write the same image",
                 names[t], names[s]
             )));
         }
-        for (r, read) in info.reads.iter().enumerate() {
-            match writer(read.image) {
+        for (r, &read) in reads.iter().enumerate() {
+            match writer(read) {
                 Some(p) if p >= s => {
                     return Err(refuse(format!(
                         "stage {s} (`{}`) reads the output of stage {p} (`{}`): list each \
@@ -399,6 +403,21 @@ fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Re
             }
         }
     }
+    Ok(readers)
+}
+
+/// Checks the order of the stages (`outputs[s]`: stage `s` is an output;
+/// the last stage always is), and picks the fused stages.
+fn schedule(names: &[&'static str], infos: &[StageInfo], outputs: &[bool]) -> Result<Schedule> {
+    let n = infos.len();
+    let output = |s: usize| s == n - 1 || outputs.get(s).copied().unwrap_or(false);
+    let writes: Vec<u64> = infos.iter().map(|i| i.output.0).collect();
+    let reads: Vec<Vec<u64>> = infos
+        .iter()
+        .map(|i| i.reads.iter().map(|r| r.image).collect())
+        .collect();
+    let readers = readers(names, &writes, &reads)?;
+    let writer = |image: u64| writes.iter().position(|&w| w == image);
     // A separable convolution reads its input directly: that input is
     // computed whole.
     let mut pinned = vec![false; n];
@@ -489,17 +508,6 @@ fn strip_rows(width: usize, height: usize) -> usize {
     let by_size = (64 * 1024 / width.max(1)).clamp(8, 64);
     let by_balance = height.div_ceil(4 * rayon::current_num_threads());
     by_size.min(by_balance).max(1)
-}
-
-/// Checks the order of `stages` and the outputs (see [`schedule`])
-/// without running them.
-pub(crate) fn check_order(stages: &[&dyn Stage], outputs: &[bool]) -> Result<()> {
-    let names: Vec<&'static str> = stages.iter().map(|s| s.name()).collect();
-    let infos = stages
-        .iter()
-        .map(|s| s.info(0))
-        .collect::<Result<Vec<_>>>()?;
-    schedule(&names, &infos, outputs).map(|_| ())
 }
 
 /// Runs `stages` on the native CPU, launches of fewer than
