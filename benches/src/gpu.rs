@@ -1,5 +1,5 @@
-//! What the GPU benches share: their command line and the devices they
-//! run on.
+//! What the GPU benches share: their command line, the devices they run
+//! on, and the host time of a call.
 
 use anyhow::{bail, ensure, Context, Result};
 use hipacc::Device;
@@ -32,4 +32,23 @@ pub fn devices() -> Vec<(&'static str, hipacc::Result<Device>)> {
         #[cfg(feature = "wgpu")]
         ("wgpu", Device::wgpu()),
     ]
+}
+
+/// The CPU time the calling thread has used, in milliseconds.
+///
+/// A launch's host cost: building and hashing the IR, choosing the
+/// variant, binding the arguments and the driver's enqueue. A device
+/// that runs kernels on worker threads (PoCL, lavapipe) or on a GPU does
+/// not count here, and neither does waiting for it, so the difference
+/// of two readings around a call is what the call costs the host even
+/// where the device's own time dominates its wall time.
+pub fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "CLOCK_THREAD_CPUTIME_ID is always available");
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
 }

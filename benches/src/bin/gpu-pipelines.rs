@@ -1,8 +1,10 @@
 //! `gpu-pipelines`: small pipelines on each GPU-style backend present
 //! (OpenCL, CUDA, and wgpu with the `wgpu` feature), run as one
 //! [`Pipeline`] and kernel by kernel, with the median wall time of each
-//! (device synchronised), their ratio, and how many intermediates the
-//! pipeline folded (never wrote). This is the measurement behind the
+//! (device synchronised), their ratio, how many intermediates the
+//! pipeline folded (never wrote), and the median host time of each: the
+//! calling thread's CPU time until the launches are queued, which is what
+//! a small image's pipeline waits on. This is the measurement behind the
 //! architecture model's `recompute_reads_per_access`: on a GPU, a fold the
 //! model accepts should beat the launches, and one it refuses should not
 //! have.
@@ -99,6 +101,10 @@ struct Row {
     name: &'static str,
     launches_ms: f64,
     pipeline_ms: f64,
+    /// Median host time of the launches, µs ([`gpu::thread_cpu_ms`]).
+    launches_host_us: f64,
+    /// Median host time of the pipeline, µs.
+    pipeline_host_us: f64,
     folded: usize,
     intermediates: usize,
     max_diff: f32,
@@ -108,8 +114,15 @@ fn run() -> Result<()> {
     let (size, runs) = args()?;
     let mut any = false;
     println!(
-        "{:<10} {:<34} {:>12} {:>12} {:>7} {:>8} {:>10}",
-        "device", "pipeline", "launches ms", "pipeline ms", "ratio", "folded", "max diff"
+        "{:<10} {:<34} {:>12} {:>12} {:>7} {:>8} {:>10} {:>19}",
+        "device",
+        "pipeline",
+        "launches ms",
+        "pipeline ms",
+        "ratio",
+        "folded",
+        "max diff",
+        "host µs (l / p)"
     );
     for (name, device) in devices() {
         let device = match device {
@@ -127,7 +140,7 @@ fn run() -> Result<()> {
         }
         for row in pipelines(&device, size, runs)? {
             println!(
-                "{:<10} {:<34} {:>12.3} {:>12.3} {:>7.2} {:>8} {:>10.1e}{}",
+                "{:<10} {:<34} {:>12.3} {:>12.3} {:>7.2} {:>8} {:>10.1e} {:>19}{}",
                 name,
                 row.name,
                 row.launches_ms,
@@ -135,6 +148,7 @@ fn run() -> Result<()> {
                 row.pipeline_ms / row.launches_ms,
                 format!("{} of {}", row.folded, row.intermediates),
                 row.max_diff,
+                format!("{:.1} / {:.1}", row.launches_host_us, row.pipeline_host_us),
                 if on_cpu {
                     "  (CPU device: code path only)"
                 } else {
@@ -183,11 +197,13 @@ fn time(
         .zip(out.to_vec()?)
         .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
         .fold(0.0f32, f32::max);
-    let (mut p, mut l) = (Vec::new(), Vec::new());
+    let (mut p, mut l, mut ph, mut lh) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        for (f, times) in [(pipeline, &mut p), (launches, &mut l)] {
+        for (f, times, host) in [(pipeline, &mut p, &mut ph), (launches, &mut l, &mut lh)] {
             let t = Instant::now();
+            let cpu = gpu::thread_cpu_ms();
             f()?;
+            host.push((gpu::thread_cpu_ms() - cpu) * 1e3);
             device.synchronize()?;
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }
@@ -196,6 +212,8 @@ fn time(
         name,
         launches_ms: median(l),
         pipeline_ms: median(p),
+        launches_host_us: median(lh),
+        pipeline_host_us: median(ph),
         folded,
         intermediates: intermediates.len(),
         max_diff,
