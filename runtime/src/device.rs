@@ -9,7 +9,7 @@
 use crate::gpu::Gpu;
 use crate::{Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language, Target};
-use hipacc_core::ir;
+use hipacc_core::{ir, Rect};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -267,6 +267,19 @@ impl Device {
     /// Does nothing on the CPU backend.
     pub fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
         self.gpu().map_or(Ok(()), |g| g.precompile(items))
+    }
+
+    /// Builds what launches of each `(kernel, space)` on this device would
+    /// build, in a few programs instead of one per launch, so that the
+    /// launches compile nothing: for many small launches of different
+    /// kernels (a test matrix), where each program's fixed build cost
+    /// would dominate. Only a saving: a variant that cannot be chosen or
+    /// built here is left to its launch, which builds and reports as it
+    /// always does. Does nothing on the CPU backend.
+    pub(crate) fn precompile_launches(&self, launches: &[(&ir::Kernel, Rect)]) {
+        if let Some(g) = self.gpu() {
+            g.precompile_launches(launches, self.overrides());
+        }
     }
 
     /// The device time of the last kernel launched on this device (waits

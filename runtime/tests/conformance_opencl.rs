@@ -3,9 +3,10 @@
 //! Masks are passed in constant memory and each work-item computes one
 //! pixel; `opencl_variants` checks the other variant families against the
 //! evaluator. The suite builds over a thousand kernels (every region
-//! variant of every case), about ten minutes of PoCL compilation when cold
-//! on two cores, so it runs only when `HIPACC_SLOW_OPENCL=1`; the test
-//! command (`.ci/test`) sets it.
+//! variant of every case); each suite function builds its kernels a few
+//! dozen per program, but that is still minutes of PoCL compilation when
+//! cold on two cores, so it runs only when `HIPACC_SLOW_OPENCL=1`; the
+//! test command (`.ci/test`) sets it.
 
 fn opencl_device() -> hipacc::Result<hipacc::Device> {
     if std::env::var_os("HIPACC_SLOW_OPENCL").is_none() {

@@ -3,7 +3,7 @@
 use super::pixel::{matches, TestPixel};
 use crate::{Device, Execute};
 use hipacc_core::ir::eval::evaluate_kernel;
-use hipacc_core::{Image, IterationSpace, Kernel, Rect};
+use hipacc_core::{ir, Image, IterationSpace, Kernel, Rect};
 
 /// Mismatching pixels reported per check (the count is always given).
 const REPORTED_PIXELS: usize = 4;
@@ -17,16 +17,46 @@ pub(crate) struct Run<'a> {
     suite: &'static str,
     checks: usize,
     failures: Vec<String>,
+    /// In the planning pass of [`Run::suite`]: the launches the checks
+    /// would make, instead of making them.
+    planned: Option<Vec<(ir::Kernel, Rect)>>,
 }
 
 impl<'a> Run<'a> {
-    /// Starts suite function `suite` on `device`.
-    pub(crate) fn new(device: &'a Device, suite: &'static str) -> Run<'a> {
+    /// Runs `checks`, suite function `suite`'s checks, on `device`, and
+    /// panics listing every failure.
+    ///
+    /// On a GPU device the checks run twice: first only to list their
+    /// launches, whose kernels are then built a few programs in all
+    /// ([`Device::precompile_launches`]), then for real, compiling nothing.
+    /// A suite function builds hundreds of small kernels, and one driver
+    /// build per kernel (PoCL's front end, NVRTC) would cost most of its
+    /// time. The checks are deterministic, so both passes make the same
+    /// launches; what the first cannot build, the second builds and reports
+    /// kernel by kernel as before.
+    pub(crate) fn suite(device: &'a Device, suite: &'static str, checks: impl Fn(&mut Run<'a>)) {
+        if device.gpu().is_some() {
+            let mut plan = Run {
+                planned: Some(Vec::new()),
+                ..Run::new(device, suite)
+            };
+            checks(&mut plan);
+            let launches = plan.planned.take().unwrap_or_default();
+            let refs: Vec<(&ir::Kernel, Rect)> = launches.iter().map(|(k, r)| (k, *r)).collect();
+            device.precompile_launches(&refs);
+        }
+        let mut run = Run::new(device, suite);
+        checks(&mut run);
+        run.finish();
+    }
+
+    fn new(device: &'a Device, suite: &'static str) -> Run<'a> {
         Run {
             device,
             suite,
             checks: 0,
             failures: Vec::new(),
+            planned: None,
         }
     }
 
@@ -46,6 +76,14 @@ impl<'a> Run<'a> {
         K: Kernel,
         K::Output: TestPixel,
     {
+        if let Some(planned) = &mut self.planned {
+            // A kernel whose IR does not lower fails its check in the
+            // second pass.
+            if let Ok(ir) = kernel.ir() {
+                planned.push((ir, rect));
+            }
+            return;
+        }
         self.checks += 1;
         let label = format!(
             "{} {what}, {}x{} output, space {},{} {}x{}, {}",
@@ -114,7 +152,7 @@ impl<'a> Run<'a> {
     }
 
     /// Panics with every failure, if any.
-    pub(crate) fn finish(self) {
+    fn finish(self) {
         if self.failures.is_empty() {
             return;
         }

@@ -107,95 +107,95 @@ macro_rules! conformance_suite {
 
 /// Every mode x size x footprint, `u8` pixels, including `512x300`.
 pub fn boundaries_u8(device: &Device) {
-    let mut run = Run::new(device, "boundaries_u8");
-    boundaries::matrix::<u8>(&mut run, true);
-    run.finish();
+    Run::suite(device, "boundaries_u8", |run| {
+        boundaries::matrix::<u8>(run, true);
+    });
 }
 
 /// Every mode x size x footprint, `i32` pixels (without `512x300`).
 pub fn boundaries_i32(device: &Device) {
-    let mut run = Run::new(device, "boundaries_i32");
-    boundaries::matrix::<i32>(&mut run, false);
-    run.finish();
+    Run::suite(device, "boundaries_i32", |run| {
+        boundaries::matrix::<i32>(run, false);
+    });
 }
 
 /// Every mode x size x footprint, `f32` pixels, including `512x300`.
 pub fn boundaries_f32(device: &Device) {
-    let mut run = Run::new(device, "boundaries_f32");
-    boundaries::matrix::<f32>(&mut run, true);
-    run.finish();
+    Run::suite(device, "boundaries_f32", |run| {
+        boundaries::matrix::<f32>(run, true);
+    });
 }
 
 /// Every mode x size x footprint, `f64` pixels (without `512x300`).
 pub fn boundaries_f64(device: &Device) {
-    let mut run = Run::new(device, "boundaries_f64");
-    boundaries::matrix::<f64>(&mut run, false);
-    run.finish();
+    Run::suite(device, "boundaries_f64", |run| {
+        boundaries::matrix::<f64>(run, false);
+    });
 }
 
 /// Every mode x size x footprint, `Rgba<f32>` pixels (without `512x300`).
 pub fn boundaries_rgba_f32(device: &Device) {
-    let mut run = Run::new(device, "boundaries_rgba_f32");
-    boundaries::matrix::<Rgba<f32>>(&mut run, false);
-    run.finish();
+    Run::suite(device, "boundaries_rgba_f32", |run| {
+        boundaries::matrix::<Rgba<f32>>(run, false);
+    });
 }
 
 /// `reduce`, `convolve` and `iterate` with Sum, Min, Max, Prod over `f32`.
 pub fn operators_f32(device: &Device) {
-    let mut run = Run::new(device, "operators_f32");
-    operators::f32_operators(&mut run);
-    run.finish();
+    Run::suite(device, "operators_f32", |run| {
+        operators::f32_operators(run);
+    });
 }
 
 /// `reduce`, `convolve` and `iterate` with Sum, Min, Max, Prod over `i32`.
 pub fn operators_i32(device: &Device) {
-    let mut run = Run::new(device, "operators_i32");
-    operators::i32_operators(&mut run);
-    run.finish();
+    Run::suite(device, "operators_i32", |run| {
+        operators::i32_operators(run);
+    });
 }
 
 /// Regions of interest of the iteration space and of accessors, every
 /// mode, `f32`, `u8` and `Rgba<f32>`.
 pub fn regions(device: &Device) {
-    let mut run = Run::new(device, "regions");
-    regions::regions::<f32>(&mut run);
-    regions::regions::<u8>(&mut run);
-    regions::regions::<Rgba<f32>>(&mut run);
-    run.finish();
+    Run::suite(device, "regions", |run| {
+        regions::regions::<f32>(run);
+        regions::regions::<u8>(run);
+        regions::regions::<Rgba<f32>>(run);
+    });
 }
 
 /// Two accessors with different boundaries and regions in one kernel.
 pub fn two_accessors(device: &Device) {
-    let mut run = Run::new(device, "two_accessors");
-    regions::two_accessors(&mut run);
-    run.finish();
+    Run::suite(device, "two_accessors", |run| {
+        regions::two_accessors(run);
+    });
 }
 
 /// Offsets computed from parameters, every pixel type and mode.
 pub fn computed_offsets(device: &Device) {
-    let mut run = Run::new(device, "computed_offsets");
-    offsets::computed_offsets::<u8>(&mut run);
-    offsets::computed_offsets::<i32>(&mut run);
-    offsets::computed_offsets::<f32>(&mut run);
-    offsets::computed_offsets::<f64>(&mut run);
-    offsets::computed_offsets::<Rgba<f32>>(&mut run);
-    run.finish();
+    Run::suite(device, "computed_offsets", |run| {
+        offsets::computed_offsets::<u8>(run);
+        offsets::computed_offsets::<i32>(run);
+        offsets::computed_offsets::<f32>(run);
+        offsets::computed_offsets::<f64>(run);
+        offsets::computed_offsets::<Rgba<f32>>(run);
+    });
 }
 
 /// Constant asymmetric offsets and coordinates, every pixel type and mode.
 pub fn stencils(device: &Device) {
-    let mut run = Run::new(device, "stencils");
-    offsets::stencil::<u8>(&mut run);
-    offsets::stencil::<i32>(&mut run);
-    offsets::stencil::<f32>(&mut run);
-    offsets::stencil::<f64>(&mut run);
-    offsets::stencil::<Rgba<f32>>(&mut run);
-    run.finish();
+    Run::suite(device, "stencils", |run| {
+        offsets::stencil::<u8>(run);
+        offsets::stencil::<i32>(run);
+        offsets::stencil::<f32>(run);
+        offsets::stencil::<f64>(run);
+        offsets::stencil::<Rgba<f32>>(run);
+    });
 }
 
 /// Vector lane access and construction, every mode.
 pub fn vectors(device: &Device) {
-    let mut run = Run::new(device, "vectors");
-    offsets::vectors(&mut run);
-    run.finish();
+    Run::suite(device, "vectors", |run| {
+        offsets::vectors(run);
+    });
 }

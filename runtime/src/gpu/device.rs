@@ -10,7 +10,7 @@ use crate::cache::{CacheKey, KernelCache};
 use crate::{BackendKind, Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language};
 use hipacc_core::image::DynImage;
-use hipacc_core::ir;
+use hipacc_core::{ir, Rect};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -89,6 +89,14 @@ pub(crate) trait Gpu: Send + Sync + std::fmt::Debug {
     fn execute(&self, launch: KernelLaunch<'_>, overrides: Option<&ConfigOverride>) -> Result<()>;
     /// Builds every `(kernel, config)` not cached yet, in one program.
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()>;
+    /// Builds, a few programs in all, what launches of each `(kernel,
+    /// space)` with `overrides` would build one program each (see
+    /// [`launch::precompile`]).
+    fn precompile_launches(
+        &self,
+        launches: &[(&ir::Kernel, Rect)],
+        overrides: Option<&ConfigOverride>,
+    );
     /// The device time of the last launch.
     fn last_launch_time(&self) -> Option<Duration>;
     /// The variant of the last launch.
@@ -129,6 +137,13 @@ impl<B: Backend> Gpu for GpuDevice<B> {
     }
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
         program::build(self, items).map(|_| ())
+    }
+    fn precompile_launches(
+        &self,
+        launches: &[(&ir::Kernel, Rect)],
+        overrides: Option<&ConfigOverride>,
+    ) {
+        launch::precompile(self, launches, overrides);
     }
     fn last_launch_time(&self) -> Option<Duration> {
         self.backend.last_launch_time()

@@ -126,6 +126,48 @@ pub(crate) fn execute<B: Backend>(
     Ok(())
 }
 
+/// Kernels per program when [`precompile`] builds ahead: each program
+/// is one driver build, whose fixed cost (PoCL runs its OpenCL C front end
+/// and header once per program, NVRTC its whole compiler) is paid once
+/// per chunk; a chunk that does not build costs only its own kernels a
+/// second try.
+const PRECOMPILE_CHUNK: usize = 64;
+
+/// Builds the kernels that launches of each `(ir, rect)` on `dev` would
+/// build, in programs of [`PRECOMPILE_CHUNK`] kernels instead of one
+/// program per launch: the variant [`execute`] chooses (with `overrides`)
+/// and its generic companion, cached under the keys the launches look up.
+/// Later launches then compile nothing.
+///
+/// Only a saving: a launch whose variant cannot be chosen here, or whose
+/// chunk does not build, builds its kernel itself as before and reports
+/// its own error, against its own kernel. Occupancy refinement (CUDA) may
+/// still build a refined block at launch.
+pub(crate) fn precompile<B: Backend>(
+    dev: &GpuDevice<B>,
+    launches: &[(&ir::Kernel, Rect)],
+    overrides: Option<&ConfigOverride>,
+) {
+    let facts = dev.backend.facts();
+    let tune = crate::explore::device_key(B::KIND, &facts.name);
+    let chosen: Vec<(&ir::Kernel, Config)> = launches
+        .iter()
+        .filter_map(|&(ir, rect)| {
+            facts.check_types(B::KIND, ir).ok()?;
+            let choice =
+                choose_launch_config(ir, facts.target, B::LANGUAGE, overrides, &tune, rect);
+            let (config, _) = choice.ok()?;
+            facts.check_limits(&config, 0).ok()?;
+            Some((ir, config))
+        })
+        .collect();
+    for chunk in chosen.chunks(PRECOMPILE_CHUNK) {
+        let items: Vec<(&ir::Kernel, &Config)> = chunk.iter().map(|(k, c)| (*k, c)).collect();
+        // The launches report a failure, kernel by kernel (see above).
+        let _ = program::build(dev, &items);
+    }
+}
+
 /// Launches of fewer pixels run the small companion (see
 /// [`super::program`]): at 256x256 and below a launch takes microseconds
 /// on any device, while a region-specialised, row-unrolled body can take
