@@ -275,11 +275,20 @@ impl Device {
     /// kernels (a test matrix), where each program's fixed build cost
     /// would dominate. Only a saving: a variant that cannot be chosen or
     /// built here is left to its launch, which builds and reports as it
-    /// always does. Does nothing on the CPU backend.
+    /// always does. Does nothing on the CPU backend; see
+    /// [`Device::batched_builds_pay`] for where it saves time.
     pub(crate) fn precompile_launches(&self, launches: &[(&ir::Kernel, Rect)]) {
         if let Some(g) = self.gpu() {
             g.precompile_launches(launches, self.overrides());
         }
+    }
+
+    /// Whether [`Device::precompile_launches`] saves build time on this
+    /// device: on OpenCL and CUDA, where a program is one compiler run;
+    /// not on the CPU backend, nor on wgpu, which compiles each kernel's
+    /// pipeline on its own from the whole module.
+    pub(crate) fn batched_builds_pay(&self) -> bool {
+        self.gpu().is_some_and(|g| g.batched_builds_pay())
     }
 
     /// The device time of the last kernel launched on this device (waits

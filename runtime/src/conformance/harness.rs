@@ -26,16 +26,16 @@ impl<'a> Run<'a> {
     /// Runs `checks`, suite function `suite`'s checks, on `device`, and
     /// panics listing every failure.
     ///
-    /// On a GPU device the checks run twice: first only to list their
-    /// launches, whose kernels are then built a few programs in all
-    /// ([`Device::precompile_launches`]), then for real, compiling nothing.
-    /// A suite function builds hundreds of small kernels, and one driver
-    /// build per kernel (PoCL's front end, NVRTC) would cost most of its
-    /// time. The checks are deterministic, so both passes make the same
+    /// On OpenCL and CUDA ([`Device::batched_builds_pay`]) the checks run
+    /// twice: first only to list their launches, whose kernels are then
+    /// built a few programs in all ([`Device::precompile_launches`]), then
+    /// for real, compiling nothing. A suite function builds hundreds of
+    /// small kernels, and one driver build per kernel (PoCL's front end,
+    /// NVRTC) would cost most of its time. The checks are deterministic, so both passes make the same
     /// launches; what the first cannot build, the second builds and reports
     /// kernel by kernel as before.
     pub(crate) fn suite(device: &'a Device, suite: &'static str, checks: impl Fn(&mut Run<'a>)) {
-        if device.gpu().is_some() {
+        if device.batched_builds_pay() {
             let mut plan = Run {
                 planned: Some(Vec::new()),
                 ..Run::new(device, suite)

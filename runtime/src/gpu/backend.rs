@@ -178,6 +178,11 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     const KIND: BackendKind;
     /// The dialect codegen prints for it.
     const LANGUAGE: Language;
+    /// Whether building kernels many to a program costs less than one
+    /// program each: so where a program is one compiler run (OpenCL,
+    /// CUDA). Where each kernel's pipeline is compiled on its own from the
+    /// whole module (wgpu), a larger module only adds work.
+    const BATCHED_BUILDS_PAY: bool = true;
 
     /// The device's facts.
     fn facts(&self) -> &Facts;

@@ -89,6 +89,9 @@ pub(crate) trait Gpu: Send + Sync + std::fmt::Debug {
     fn execute(&self, launch: KernelLaunch<'_>, overrides: Option<&ConfigOverride>) -> Result<()>;
     /// Builds every `(kernel, config)` not cached yet, in one program.
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()>;
+    /// Whether [`Gpu::precompile_launches`] saves build time here
+    /// ([`Backend::BATCHED_BUILDS_PAY`]).
+    fn batched_builds_pay(&self) -> bool;
     /// Builds, a few programs in all, what launches of each `(kernel,
     /// space)` with `overrides` would build one program each (see
     /// [`launch::precompile`]).
@@ -137,6 +140,9 @@ impl<B: Backend> Gpu for GpuDevice<B> {
     }
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
         program::build(self, items).map(|_| ())
+    }
+    fn batched_builds_pay(&self) -> bool {
+        B::BATCHED_BUILDS_PAY
     }
     fn precompile_launches(
         &self,

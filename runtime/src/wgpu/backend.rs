@@ -118,6 +118,10 @@ impl Backend for WgDevice {
 
     const KIND: BackendKind = BackendKind::Wgpu;
     const LANGUAGE: Language = Language::Wgsl;
+    /// Each pipeline is compiled from the whole module: the conformance
+    /// suite on lavapipe took 150 s with its kernels batched 64 to a
+    /// module, 137 s one module each.
+    const BATCHED_BUILDS_PAY: bool = false;
 
     fn facts(&self) -> &Facts {
         &self.facts
