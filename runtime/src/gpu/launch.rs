@@ -84,14 +84,7 @@ pub(crate) fn execute<B: Backend>(
     overrides: Option<&ConfigOverride>,
 ) -> Result<()> {
     check_aliasing(l.name, &l.bindings, l.output.id())?;
-    let facts = dev.backend.facts();
-    // Before the variant: the architecture model's target may lack `f64`
-    // too, and the refusal names the device (free where it has `f64`).
-    facts.check_types(B::KIND, &l.ir)?;
-    let tune = crate::explore::device_key(B::KIND, &facts.name);
-    let (config, tuned) =
-        choose_launch_config(&l.ir, facts.target, B::LANGUAGE, overrides, &tune, l.rect)?;
-    dev.backend.facts().check_limits(&config, 0)?;
+    let (config, tuned) = variant(dev, &l.ir, l.rect, overrides)?;
     // Hashing the IR is most of a launch's host time: once per launch.
     let ir_hash = l.ir.stable_hash();
     // A remembered (measured) block is kept as it is.
@@ -126,6 +119,27 @@ pub(crate) fn execute<B: Backend>(
     Ok(())
 }
 
+/// The variant a launch of `ir` over `rect` on `dev` runs, before the
+/// small-launch companion and occupancy refinement, and whether it was
+/// remembered from a measurement ([`choose_launch_config`]); refused where
+/// the device lacks a type the kernel computes in or the variant exceeds
+/// the device's limits.
+fn variant<B: Backend>(
+    dev: &GpuDevice<B>,
+    ir: &ir::Kernel,
+    rect: Rect,
+    overrides: Option<&ConfigOverride>,
+) -> Result<(Config, bool)> {
+    let facts = dev.backend.facts();
+    // Before the variant: the architecture model's target may lack `f64`
+    // too, and the refusal names the device (free where it has `f64`).
+    facts.check_types(B::KIND, ir)?;
+    let tune = crate::explore::device_key(B::KIND, &facts.name);
+    let chosen = choose_launch_config(ir, facts.target, B::LANGUAGE, overrides, &tune, rect)?;
+    facts.check_limits(&chosen.0, 0)?;
+    Ok(chosen)
+}
+
 /// Kernels per program when [`precompile`] builds ahead: each program
 /// is one driver build, whose fixed cost (PoCL runs its OpenCL C front end
 /// and header once per program, NVRTC its whole compiler) is paid once
@@ -148,18 +162,9 @@ pub(crate) fn precompile<B: Backend>(
     launches: &[(&ir::Kernel, Rect)],
     overrides: Option<&ConfigOverride>,
 ) {
-    let facts = dev.backend.facts();
-    let tune = crate::explore::device_key(B::KIND, &facts.name);
     let chosen: Vec<(&ir::Kernel, Config)> = launches
         .iter()
-        .filter_map(|&(ir, rect)| {
-            facts.check_types(B::KIND, ir).ok()?;
-            let choice =
-                choose_launch_config(ir, facts.target, B::LANGUAGE, overrides, &tune, rect);
-            let (config, _) = choice.ok()?;
-            facts.check_limits(&config, 0).ok()?;
-            Some((ir, config))
-        })
+        .filter_map(|&(ir, rect)| Some((ir, variant(dev, ir, rect, overrides).ok()?.0)))
         .collect();
     for chunk in chosen.chunks(PRECOMPILE_CHUNK) {
         let items: Vec<(&ir::Kernel, &Config)> = chunk.iter().map(|(k, c)| (*k, c)).collect();
