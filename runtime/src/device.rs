@@ -9,7 +9,7 @@
 use crate::gpu::Gpu;
 use crate::{Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language, Target};
-use hipacc_core::{ir, Rect};
+use hipacc_core::ir;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -269,6 +269,7 @@ impl Device {
         self.gpu().map_or(Ok(()), |g| g.precompile(items))
     }
 
+    #[cfg(feature = "conformance")]
     /// Builds what launches of each `(kernel, space)` on this device would
     /// build, in a few programs instead of one per launch, so that the
     /// launches compile nothing: for many small launches of different
@@ -277,12 +278,13 @@ impl Device {
     /// built here is left to its launch, which builds and reports as it
     /// always does. Does nothing on the CPU backend; see
     /// [`Device::batched_builds_pay`] for where it saves time.
-    pub(crate) fn precompile_launches(&self, launches: &[(&ir::Kernel, Rect)]) {
+    pub(crate) fn precompile_launches(&self, launches: &[(&ir::Kernel, hipacc_core::Rect)]) {
         if let Some(g) = self.gpu() {
             g.precompile_launches(launches, self.overrides());
         }
     }
 
+    #[cfg(feature = "conformance")]
     /// Whether [`Device::precompile_launches`] saves build time on this
     /// device: on OpenCL and CUDA, where a program is one compiler run;
     /// not on the CPU backend, nor on wgpu, which compiles each kernel's

@@ -178,6 +178,7 @@ pub(crate) trait Backend: Send + Sync + Sized + 'static {
     const KIND: BackendKind;
     /// The dialect codegen prints for it.
     const LANGUAGE: Language;
+    #[cfg(feature = "conformance")]
     /// Whether building kernels many to a program costs less than one
     /// program each: so where a program is one compiler run (OpenCL,
     /// CUDA). Where each kernel's pipeline is compiled on its own from the

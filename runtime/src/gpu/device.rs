@@ -10,7 +10,7 @@ use crate::cache::{CacheKey, KernelCache};
 use crate::{BackendKind, Error, Result};
 use hipacc_codegen::{Config, ConfigOverride, Language};
 use hipacc_core::image::DynImage;
-use hipacc_core::{ir, Rect};
+use hipacc_core::ir;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
@@ -89,15 +89,17 @@ pub(crate) trait Gpu: Send + Sync + std::fmt::Debug {
     fn execute(&self, launch: KernelLaunch<'_>, overrides: Option<&ConfigOverride>) -> Result<()>;
     /// Builds every `(kernel, config)` not cached yet, in one program.
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()>;
+    #[cfg(feature = "conformance")]
     /// Whether [`Gpu::precompile_launches`] saves build time here
     /// ([`Backend::BATCHED_BUILDS_PAY`]).
     fn batched_builds_pay(&self) -> bool;
+    #[cfg(feature = "conformance")]
     /// Builds, a few programs in all, what launches of each `(kernel,
     /// space)` with `overrides` would build one program each (see
     /// [`launch::precompile`]).
     fn precompile_launches(
         &self,
-        launches: &[(&ir::Kernel, Rect)],
+        launches: &[(&ir::Kernel, hipacc_core::Rect)],
         overrides: Option<&ConfigOverride>,
     );
     /// The device time of the last launch.
@@ -141,12 +143,14 @@ impl<B: Backend> Gpu for GpuDevice<B> {
     fn precompile(&self, items: &[(&ir::Kernel, &Config)]) -> Result<()> {
         program::build(self, items).map(|_| ())
     }
+    #[cfg(feature = "conformance")]
     fn batched_builds_pay(&self) -> bool {
         B::BATCHED_BUILDS_PAY
     }
+    #[cfg(feature = "conformance")]
     fn precompile_launches(
         &self,
-        launches: &[(&ir::Kernel, Rect)],
+        launches: &[(&ir::Kernel, hipacc_core::Rect)],
         overrides: Option<&ConfigOverride>,
     ) {
         launch::precompile(self, launches, overrides);

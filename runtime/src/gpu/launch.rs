@@ -140,6 +140,7 @@ fn variant<B: Backend>(
     Ok(chosen)
 }
 
+#[cfg(feature = "conformance")]
 /// Kernels per program when [`precompile`] builds ahead: each program
 /// is one driver build, whose fixed cost (PoCL runs its OpenCL C front end
 /// and header once per program, NVRTC its whole compiler) is paid once
@@ -147,6 +148,7 @@ fn variant<B: Backend>(
 /// second try.
 const PRECOMPILE_CHUNK: usize = 64;
 
+#[cfg(feature = "conformance")]
 /// Builds the kernels that launches of each `(ir, rect)` on `dev` would
 /// build, in programs of [`PRECOMPILE_CHUNK`] kernels instead of one
 /// program per launch: the variant [`execute`] chooses (with `overrides`)

@@ -118,6 +118,7 @@ impl Backend for WgDevice {
 
     const KIND: BackendKind = BackendKind::Wgpu;
     const LANGUAGE: Language = Language::Wgsl;
+    #[cfg(feature = "conformance")]
     /// Each pipeline is compiled from the whole module: the conformance
     /// suite on lavapipe took 150 s with its kernels batched 64 to a
     /// module, 137 s one module each.
