@@ -76,9 +76,10 @@
 //! per row instead of a pass per operation, with the same bits. Where
 //! every sum runs in two passes of one height of 3, 5 or 7 rows, the body
 //! also runs their vertical passes ([`Sums::Rows`]), so no row of sums is
-//! written and read back. While a
-//! row is computed, the source row the next one gathers first is
-//! prefetched, so that its copy does not wait on memory.
+//! written and read back. The rows are read in order, top to bottom and
+//! left to right, which the hardware prefetchers follow: a software
+//! prefetch of the next row cost time here (see
+//! `docs/measured-by-hand.md`, unsharp1).
 //!
 //! The result of a two-pass sum equals the direct one up to rounding: the expression around
 //! the sums and `E` are the same f32 operations, and a sum of `n` terms
@@ -704,14 +705,6 @@ impl Taps {
             Taps::Each { width, .. } => *width,
         }
     }
-
-    /// Rows of the window.
-    fn height(&self) -> usize {
-        match self {
-            Taps::Passes(_, ky) => ky.len(),
-            Taps::Each { rows, .. } => rows.len(),
-        }
-    }
 }
 
 /// The values of a launch: masks factored or laid out as taps,
@@ -912,9 +905,6 @@ struct Source<'a> {
     region: Rect,
     mode: BoundaryMode,
     constant: f32,
-    /// A pipeline stage's rows in a strip's scratch, computed just before
-    /// and so in cache already: no prefetch.
-    scratch: bool,
 }
 
 impl Source<'_> {
@@ -923,28 +913,6 @@ impl Source<'_> {
         // window's buffer, which outlives the computation (the contract of
         // `with_row_windows`, under which the caller runs).
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
-    }
-
-    /// Asks the cache for region row `py` (its pixels inside the region),
-    /// which a later gather reads: the row then arrives from memory while
-    /// the rows before it are computed, rather than when the gather's
-    /// copy stalls on it.
-    fn prefetch(&self, py: i64) {
-        if self.scratch {
-            return;
-        }
-        let mode = match self.mode {
-            BoundaryMode::Undefined => BoundaryMode::Clamp,
-            m => m,
-        };
-        let Some(ry) = mode.remap(py, self.region.height as i64) else {
-            return;
-        };
-        let start = (ry as usize + self.region.y - self.row0) * self.stride + self.region.x;
-        let row = &self.pixels()[start..start + self.region.width];
-        for line in row.chunks(16) {
-            super::simd::prefetch(line.as_ptr());
-        }
     }
 
     /// Region row `py` through the boundary condition (its pixels inside
@@ -1021,15 +989,15 @@ pub(crate) fn run_rows(
         a.region.check_in(a.image.width(), a.image.height())?;
         // A row window's image may be locked for writing other rows (a
         // pipeline output that later stages read): no read lock then.
-        let (guard, scratch, (data, len, row0)) =
+        let (guard, (data, len, row0)) =
             match hipacc_core::row_window::window_of_id::<f32>(a.image.id()) {
-                Some(window) => (None, true, window),
+                Some(window) => (None, window),
                 None => {
                     let guard = read_as::<f32>(&*a.image).unwrap_or_else(|| {
                         unreachable!("bug: an f32 slot bound to another image")
                     })?;
                     let at = (guard.as_ptr(), guard.len(), 0);
-                    (Some(guard), false, at)
+                    (Some(guard), at)
                 }
             };
         sources.push(Source {
@@ -1040,7 +1008,6 @@ pub(crate) fn run_rows(
             region: a.region,
             mode: a.slot.boundary,
             constant: a.slot.constant.first().map_or(0.0, |l| l.as_f64() as f32),
-            scratch,
             _guard: guard,
         });
     }
@@ -1184,19 +1151,8 @@ impl<'a> Strip<'a> {
             let h = heights.next()??;
             (matches!(h, 3 | 5 | 7) && heights.all(|x| x == Some(h))).then_some(h)
         });
-        // The accessors the sums read, and how far below the output row
-        // their windows reach: the row the next output row gathers first.
-        let below = self.setup.taps.iter().map(|t| t.height() / 2).max();
-        let mut summed: Vec<usize> = sums.iter().flat_map(|s| s.summand.reads()).collect();
-        summed.sort_unstable();
-        summed.dedup();
         for (r, orow) in out.chunks_exact_mut(out_width).take(ys.len()).enumerate() {
             let py = first + r as i64;
-            if let Some(below) = below.filter(|_| r + 1 < ys.len()) {
-                for &a in &summed {
-                    self.sources[a].prefetch(py + 1 + below as i64);
-                }
-            }
             let x0 = self.space.x;
             if let (Some(native), Some(h)) = (native, rows_height) {
                 for k in 0..sums.len() {
