@@ -7,25 +7,12 @@
 //! `HIPACC_PRINT_SAMPLE=1 cargo test -p hipacc --test codegen_docs --
 //! --nocapture` prints.
 
+mod gpu_support;
+
+// The README's weighted Jacobi step, field for field.
+use gpu_support::Jacobi;
 use hipacc::codegen::{generate, Config, Language, Target};
 use hipacc::prelude::*;
-
-/// The README's weighted Jacobi step.
-#[derive(Kernel)]
-#[kernel(output = f32)]
-struct Jacobi {
-    sol: Accessor<f32>,
-    rhs: Accessor<f32>,
-    omega: f32,
-}
-
-#[kernel_body]
-impl Jacobi {
-    fn kernel(&self) -> f32 {
-        let nb = self.sol.at(-1, 0) + self.sol.at(1, 0) + self.sol.at(0, -1) + self.sol.at(0, 1);
-        (1.0 - self.omega) * self.sol() + self.omega * 0.25 * (self.rhs() + nb)
-    }
-}
 
 const PAGE: &str = include_str!("../../docs/codegen.md");
 
