@@ -213,3 +213,64 @@ fn outputs_read_by_a_stage_or_over_other_spaces_run() {
     let alone: Vec<Vec<u32>> = [&a, &b, &c].iter().map(|i| bits(i)).collect();
     assert_eq!(fused, alone);
 }
+
+/// Reads far to both sides and four rows up and down: its interior starts
+/// 600 columns in and ends 590 before the right edge.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Far {
+    input: Accessor<f32>,
+}
+
+#[kernel_body]
+impl Far {
+    fn kernel(&self) -> f32 {
+        self.input.at(-600, -4) - 0.5 * self.input.at(590, 4)
+            + self.input.at(0, 0) * self.input.at(3, -2)
+            - self.input.at(-7, 2)
+    }
+}
+
+/// Outputs computed pixel by pixel take turns within rows, a chunk of
+/// columns each. Two [`Far`] outputs read 18 rows per column, so the
+/// chunks are 512 columns: at 1300 columns the first lies wholly in the
+/// left strip read through the boundary condition, the second holds the
+/// rest of the left strip, the interior and part of the right strip, the
+/// third only the right strip; at 900 columns there is no interior.
+/// Every output equals its kernel run alone, bit for bit.
+#[test]
+fn outputs_in_column_chunks_equal_kernels_run_alone() {
+    for (w, h) in [(1300, 11), (900, 3), (1901, 20)] {
+        for rect in [Rect::full(w, h), Rect::new(37, 2, w - 100, h - 2)] {
+            for mode in modes() {
+                for device in [Device::cpu(), Device::cpu_serial_below(usize::MAX)] {
+                    let what = format!("{w}x{h} {rect:?} {:?}", mode.mode());
+                    let (p, q) = (image(w, h, 7), image(w, h, 8));
+                    let far = |img| Far {
+                        input: Accessor::new(img).with_boundary(mode),
+                    };
+                    let (a, b) = (far(&p), far(&q));
+                    let outs = [fresh(w, h), fresh(w, h)];
+                    let spaces: Vec<IterationSpace<f32>> = outs
+                        .iter()
+                        .map(|o| IterationSpace::region(o, rect).expect("inside"))
+                        .collect();
+                    Pipeline::new()
+                        .output(&a, &spaces[0])
+                        .stage(&b, &spaces[1])
+                        .execute(&device)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let fused: Vec<Vec<u32>> = outs.iter().map(bits).collect();
+                    for o in &outs {
+                        o.copy_from_slice(&vec![UNTOUCHED; w * h])
+                            .expect("same size");
+                    }
+                    a.execute(&device, &spaces[0]).expect("runs");
+                    b.execute(&device, &spaces[1]).expect("runs");
+                    let alone: Vec<Vec<u32>> = outs.iter().map(bits).collect();
+                    assert!(fused == alone, "{what}: the pipeline differs");
+                }
+            }
+        }
+    }
+}

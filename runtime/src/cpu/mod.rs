@@ -299,6 +299,39 @@ impl Prepared {
         Some(kernel.bindings().accessors[conv.acc].image.id())
     }
 
+    /// Whether rows of the launch may run as two passes ([`split`]), not
+    /// pixel by pixel.
+    pub(crate) fn splits(&self) -> bool {
+        self.plan.split.is_some()
+    }
+
+    /// Computes columns `cols` of row `y` into `row` (the whole output row),
+    /// on this thread, exactly as [`Prepared::run_rows`] computes them.
+    pub(crate) fn run_cols<K: KernelBody>(
+        &self,
+        views: &K::CpuViews<'_>,
+        y: usize,
+        cols: std::ops::Range<usize>,
+        row: &mut [K::Output],
+    ) {
+        debug_assert!(
+            self.rect.x <= cols.start
+                && cols.end <= self.rect.x + self.rect.width
+                && row.len() == self.width,
+            "bug: columns {cols:?} of a space at columns {}..{}",
+            self.rect.x,
+            self.rect.x + self.rect.width
+        );
+        if cols.is_empty() {
+            return;
+        }
+        let launch = Launch {
+            cols,
+            ..self.launch(y, 1, true)
+        };
+        launch.run_in_shape::<K>(self.window, views, row);
+    }
+
     /// A launch from row `y0` in bands of `band` rows.
     fn launch(&self, y0: usize, band: usize, serial: bool) -> Launch<'_> {
         Launch {
@@ -477,10 +510,11 @@ fn band_rows(width: usize, height: usize) -> usize {
     by_size.min(by_balance).max(1)
 }
 
-/// Computes one output row: columns `x0..x0 + row.len()` of row `y`, each
-/// part in the read mode of its region (see [`hipacc_core::cpu`]): rows whose
-/// reads stay inside vertically run `LeftRight` strips around the unchecked
-/// interior, other rows `Border` corners around a `TopBottom` middle. The
+/// Computes one output row, or a chunk of one: columns `x0..x0 + row.len()`
+/// of row `y`, each part in the read mode of its region (see
+/// [`hipacc_core::cpu`]): rows whose reads stay inside vertically run
+/// `LeftRight` strips around the unchecked interior, other rows `Border`
+/// corners around a `TopBottom` middle. The
 /// interior reads in mode `I`: [`Unchecked`], or [`InteriorPlain`] where
 /// the launch proved that the body's `min` and `max` see neither NaN nor
 /// negative zero there.
@@ -501,28 +535,32 @@ fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
         }
         return;
     }
-    let (left, rest) = row.split_at_mut(inner.cols.start - x0);
-    let (middle, right) = rest.split_at_mut(inner.cols.len());
+    // The interior columns of the row's part.
+    let x1 = x0 + row.len();
+    let a = inner.cols.start.clamp(x0, x1);
+    let b = inner.cols.end.clamp(a, x1);
+    let (left, rest) = row.split_at_mut(a - x0);
+    let (middle, right) = rest.split_at_mut(b - a);
     if !row_inside {
         edge_loop::<K, Border>(views, x0, y, left);
-        edge_loop::<K, TopBottom>(views, inner.cols.start, y, middle);
-        edge_loop::<K, Border>(views, inner.cols.end, y, right);
+        edge_loop::<K, TopBottom>(views, a, y, middle);
+        edge_loop::<K, Border>(views, b, y, right);
         return;
     }
     edge_loop::<K, LeftRight>(views, x0, y, left);
-    let (xs, yi) = (inner.cols.start as isize, y as isize);
+    let (xs, yi) = (a as isize, y as isize);
     // The first few pixels run alone: the vector loops then start at a
     // 32-byte aligned output address, so that no vector store (AVX2 at
     // most) splits a cache line, and the pairs at an even column.
     let head = match shape {
-        LoopShape::Pairs => inner.cols.start % 2,
+        LoopShape::Pairs => a % 2,
         _ => middle.as_ptr().align_offset(32),
     };
     let (first, rest) = middle.split_at_mut(head.min(middle.len()));
     interior_loop::<K, S, I>(LoopShape::Plain, views, xs, yi, first);
     let xs = xs + first.len() as isize;
     interior_loop::<K, S, I>(shape, views, xs, yi, rest);
-    edge_loop::<K, LeftRight>(views, inner.cols.end, y, right);
+    edge_loop::<K, LeftRight>(views, b, y, right);
 }
 
 /// Computes `row` (columns from `x0`) with the boundary condition applied
