@@ -23,6 +23,22 @@ impl Box3 {
     }
 }
 
+/// A 7x5 domain mean: a box taller than the four rows the vertical pass
+/// groups, whose sums are grouped by the row's position modulo four.
+#[derive(Kernel)]
+#[kernel(output = f32)]
+struct Box7x5 {
+    input: Accessor<f32>,
+    window: Domain,
+}
+
+#[kernel_body]
+impl Box7x5 {
+    fn kernel(&self) -> f32 {
+        reduce(&self.window, Sum, |dx, dy| self.input.at(dx, dy)) * (1.0 / 35.0)
+    }
+}
+
 /// Reads at offsets reaching 2 rows up and 3 down, 1 column right.
 #[derive(Kernel)]
 #[kernel(output = f32)]
@@ -109,9 +125,10 @@ enum Stage {
     Conv5(Conv5),
     Pure3(Pure3),
     Pair(Pair),
+    Box7x5(Box7x5),
 }
 
-const KINDS: usize = 6;
+const KINDS: usize = 7;
 
 fn boundary(mode: usize) -> Boundary<f32> {
     match mode {
@@ -162,9 +179,13 @@ impl Stage {
                 mask: Mask::fixed([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]])
                     .expect("odd"),
             }),
-            _ => Stage::Pair(Pair {
+            5 => Stage::Pair(Pair {
                 first: acc,
                 second: Accessor::new(input).with_boundary(Boundary::Mirror),
+            }),
+            _ => Stage::Box7x5(Box7x5 {
+                input: acc,
+                window: Domain::new(5, 7).expect("odd"),
             }),
         }
     }
@@ -177,6 +198,7 @@ impl Stage {
             Stage::Conv5(k) => p.stage(k, space),
             Stage::Pure3(k) => p.stage(k, space),
             Stage::Pair(k) => p.stage(k, space),
+            Stage::Box7x5(k) => p.stage(k, space),
         }
     }
 
@@ -189,6 +211,7 @@ impl Stage {
             Stage::Conv5(k) => k.execute(&dev, space),
             Stage::Pure3(k) => k.execute(&dev, space),
             Stage::Pair(k) => k.execute(&dev, space),
+            Stage::Box7x5(k) => k.execute(&dev, space),
         }
     }
 }
@@ -251,7 +274,7 @@ proptest! {
 fn every_mode_after_every_window_on_odd_sizes() {
     for (w, h) in [(97, 131), (3, 61), (45, 2)] {
         for mode in 0..MODES {
-            for kind in [0, 1, 3, 5] {
+            for kind in [0, 1, 3, 5, 6] {
                 check_chain(w, h, &[(3, mode), (kind, mode), (0, mode)], &Device::cpu());
             }
         }
@@ -279,6 +302,12 @@ fn serial_and_parallel_launches_agree() {
         130,
         257,
         &[(3, 1), (2, 0), (0, 2), (1, 4)],
+        &Device::cpu_serial_below(0),
+    );
+    check_chain(
+        130,
+        257,
+        &[(6, 1), (6, 3), (2, 0)],
         &Device::cpu_serial_below(0),
     );
 }

@@ -313,7 +313,16 @@ fn extrema_boundaries() -> Vec<Boundary<f64>> {
 
 #[test]
 fn min_and_max_domains_give_the_evaluators_bits() {
-    let sizes = [(1, 1), (3, 2), (1, 7), (5, 17), (40, 37), (127, 33)];
+    // 1030 columns: rows run in chunks of 512 outputs where taps regroup.
+    let sizes = [
+        (1, 1),
+        (3, 2),
+        (1, 7),
+        (5, 17),
+        (40, 37),
+        (127, 33),
+        (1030, 4),
+    ];
     for (w, h) in sizes {
         let src32 = Image::from_fn(w, h, |x, y| special(x, y) as f32).expect("image");
         let src64 = Image::from_fn(w, h, special).expect("image");

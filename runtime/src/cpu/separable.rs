@@ -52,6 +52,16 @@
 //! position in that row), and the last NaN where all are NaN; `min`
 //! likewise. That holds for signed zeros and NaN payloads too.
 //!
+//! Box sums, minima and maxima share work between neighbouring outputs,
+//! since their taps may be grouped in any way (a sum's within the bound
+//! above, `min` and `max` exactly): rows of 9 or more taps are built from
+//! runs of doubling length (13 taps: 5 operations per output instead of
+//! 12), and columns of more than four taps fold the rows that four
+//! consecutive outputs share once (19 operations for four outputs of 13
+//! taps instead of 48). Each output's grouping depends only on its
+//! position, so a row computed alone, in any band or pipeline strip, has
+//! the same bits.
+//!
 //! Masks of 3, 5 and 7 taps have loops written for their size. Wider ones
 //! (a 13x13 Gaussian or box) run in blocks of consecutive outputs whose
 //! accumulators stay in registers while the taps run in the inner loop: a
@@ -316,6 +326,14 @@ trait Step {
     fn first<T: Float>(k: T, v: T) -> T;
     /// `acc` combined with the next tap.
     fn next<T: Float>(k: T, v: T, acc: T) -> T;
+    /// The fold of taps `a` and the fold of the taps after them, where
+    /// [`Step::regroups`] allows it.
+    fn join<T: Float>(a: T, b: T) -> T;
+    /// Whether the fold of taps with coefficients `k` may be split into
+    /// consecutive runs folded apart and then joined: for a sum, where
+    /// every coefficient is 1 (a box: the same terms, regrouped); for
+    /// `min` and `max` always, with the same bits.
+    fn regroups<T: Float>(k: &[T]) -> bool;
 }
 
 /// A weighted sum, each tap one fused multiply-add.
@@ -328,6 +346,14 @@ impl Step for Weighted {
     #[inline(always)]
     fn next<T: Float>(k: T, v: T, acc: T) -> T {
         k.mul_add(v, acc)
+    }
+    #[inline(always)]
+    fn join<T: Float>(a: T, b: T) -> T {
+        a + b
+    }
+    fn regroups<T: Float>(k: &[T]) -> bool {
+        let one = T::from_f64(1.0);
+        k.iter().all(|&k| k == one)
     }
 }
 
@@ -342,6 +368,13 @@ impl Step for Smallest {
     fn next<T: Float>(_: T, v: T, acc: T) -> T {
         acc.minimum(v)
     }
+    #[inline(always)]
+    fn join<T: Float>(a: T, b: T) -> T {
+        a.minimum(b)
+    }
+    fn regroups<T: Float>(_: &[T]) -> bool {
+        true
+    }
 }
 
 /// The largest value, `acc.max(v)` tap after tap.
@@ -354,6 +387,13 @@ impl Step for Largest {
     #[inline(always)]
     fn next<T: Float>(_: T, v: T, acc: T) -> T {
         acc.maximum(v)
+    }
+    #[inline(always)]
+    fn join<T: Float>(a: T, b: T) -> T {
+        a.maximum(b)
+    }
+    fn regroups<T: Float>(_: &[T]) -> bool {
+        true
     }
 }
 
@@ -720,10 +760,13 @@ super::simd::dispatch! {
         let skip = buf.as_ptr().align_offset(SCRATCH_ALIGN).min(lanes);
         let buf = &mut buf[skip..skip + len];
         let top = (sy * first) as i64 + taps.y.base - cy;
-        let mut edge = Vec::new();
+        let (mut edge, mut levels) = (Vec::new(), Vec::new());
         for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
             match src.row(top + s as i64) {
-                Some(row) => horizontal::<T, S>(src, row, &taps.kx, taps.x, hrow, &mut edge),
+                Some(row) => {
+                    let scratch = (&mut edge, &mut levels);
+                    horizontal::<T, S>(src, row, &taps.kx, taps.x, hrow, scratch)
+                }
                 None => {
                     let mut v = S::first(taps.kx[0], src.constant);
                     for &k in &taps.kx[1..] {
@@ -732,6 +775,10 @@ super::simd::dispatch! {
                     hrow.fill(v);
                 }
             }
+        }
+        if sy == 1 && h > VERTICAL_ROWS && S::regroups(&taps.ky) {
+            for_shared_rows::<T, S>(buf, first, band, out_width, space, taps.scale);
+            return;
         }
         let mut rest = band;
         let mut i = 0;
@@ -763,6 +810,194 @@ super::simd::dispatch! {
 /// The vertical pass is bound by those loads (the scratch lives in L2), so
 /// this is what makes it cheaper than the horizontal pass.
 const VERTICAL_ROWS: usize = 4;
+
+/// The vertical pass of a mask taller than [`VERTICAL_ROWS`] whose taps
+/// regroup ([`Step::regroups`]: a box sum, a minimum or a maximum) at
+/// stride 1: output rows `first..` of the space into `band` from the rows
+/// of horizontal results `rows`.
+///
+/// Four consecutive outputs share all but three of their rows, so an
+/// aligned group of four (space rows `4k ..= 4k + 3`) folds the shared
+/// rows once and adds the rest through running partial results:
+/// `h + 6` operations for four outputs of an `h`-tap column instead of
+/// `4 · (h - 1)` (19 instead of 48 for a 13x13 box). How an output's taps
+/// are grouped depends only on its row modulo four ([`phase_lanes`]), so
+/// a row computed alone at a band's edge, or in a pipeline's strip of any
+/// height, gets the bits it gets inside a group.
+#[inline(always)]
+fn for_shared_rows<T: Float, S: Step>(
+    rows: &[T],
+    first: usize,
+    band: &mut [T],
+    out_width: usize,
+    space: Rect,
+    scale: Option<T>,
+) {
+    let sw = space.width;
+    let h = rows.len() / sw - band.len() / out_width + 1;
+    let out = |r: usize| space.x + r * out_width..space.x + r * out_width + sw;
+    let count = band.len() / out_width;
+    let mut i = 0;
+    while i < count {
+        let phase = (first + i) % VERTICAL_ROWS;
+        let window = &rows[i * sw..(i + h) * sw];
+        if phase == 0 && count - i >= VERTICAL_ROWS {
+            let block = &mut band[i * out_width..(i + VERTICAL_ROWS) * out_width];
+            let [a, b, c, d] = block
+                .get_disjoint_mut([out(0), out(1), out(2), out(3)])
+                .unwrap_or_else(|e| unreachable!("bug: {e}"));
+            let window = &rows[i * sw..(i + h + VERTICAL_ROWS - 1) * sw];
+            match scale {
+                Some(s) => shared_block::<T, S, true>(window, h, s, [a, b, c, d]),
+                None => shared_block::<T, S, false>(window, h, T::default(), [a, b, c, d]),
+            }
+            i += VERTICAL_ROWS;
+        } else {
+            let row = &mut band[out(i)];
+            match scale {
+                Some(s) => shared_row::<T, S, true>(window, h, phase, s, row),
+                None => shared_row::<T, S, false>(window, h, phase, T::default(), row),
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Output lanes computed together by [`shared_block`] and [`shared_row`]:
+/// two AVX2 vectors of `f32`.
+const SHARED_LANES: usize = 16;
+
+/// Four output rows of an aligned group from the `h + 3` rows of
+/// horizontal results `rows` (the first group row's window first), in
+/// blocks of [`SHARED_LANES`] columns.
+#[inline(always)]
+fn shared_block<T: Float, S: Step, const SCALED: bool>(
+    rows: &[T],
+    h: usize,
+    s: T,
+    mut out: [&mut [T]; VERTICAL_ROWS],
+) {
+    let sw = out[0].len();
+    let blocks = sw / SHARED_LANES * SHARED_LANES;
+    for x in (0..blocks).step_by(SHARED_LANES) {
+        let row = |j: usize| -> [T; SHARED_LANES] {
+            let start = j * sw + x;
+            rows[start..start + SHARED_LANES]
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("bug: a block of {SHARED_LANES}"))
+        };
+        let v = group_lanes::<T, S, SHARED_LANES>(row, h);
+        for (o, v) in out.iter_mut().zip(v) {
+            for (d, v) in o[x..x + SHARED_LANES].iter_mut().zip(v) {
+                *d = scaled::<T, SCALED>(v, s);
+            }
+        }
+    }
+    for x in blocks..sw {
+        let v = group_lanes::<T, S, 1>(|j| [rows[j * sw + x]], h);
+        for (o, [v]) in out.iter_mut().zip(v) {
+            o[x] = scaled::<T, SCALED>(v, s);
+        }
+    }
+}
+
+/// One output row of group phase `phase` (its row modulo four) from the
+/// `h` rows of horizontal results of its window, `rows`, grouped as
+/// [`shared_block`] groups that row.
+#[inline(always)]
+fn shared_row<T: Float, S: Step, const SCALED: bool>(
+    rows: &[T],
+    h: usize,
+    phase: usize,
+    s: T,
+    out: &mut [T],
+) {
+    let sw = out.len();
+    let blocks = sw / SHARED_LANES * SHARED_LANES;
+    // Row `j` of the group (`j >= phase`) is row `j - phase` of the window.
+    for x in (0..blocks).step_by(SHARED_LANES) {
+        let row = |j: usize| -> [T; SHARED_LANES] {
+            let start = (j - phase) * sw + x;
+            rows[start..start + SHARED_LANES]
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("bug: a block of {SHARED_LANES}"))
+        };
+        let v = phase_lanes::<T, S, SHARED_LANES>(row, h, phase);
+        for (d, v) in out[x..x + SHARED_LANES].iter_mut().zip(v) {
+            *d = scaled::<T, SCALED>(v, s);
+        }
+    }
+    for x in blocks..sw {
+        let [v] = phase_lanes::<T, S, 1>(|j| [rows[(j - phase) * sw + x]], h, phase);
+        out[x] = scaled::<T, SCALED>(v, s);
+    }
+}
+
+/// `a` joined with `b` lane by lane ([`Step::join`]).
+#[inline(always)]
+fn join_lanes<T: Float, S: Step, const B: usize>(a: [T; B], b: [T; B]) -> [T; B] {
+    std::array::from_fn(|l| S::join(a[l], b[l]))
+}
+
+/// The four outputs of a group whose rows are `row(0..h + 3)`: output `q`
+/// folds rows `q..q + h` as `(left ⊕ middle) ⊕ right`, with the middle
+/// rows `3..h` shared by all four, `left = row(q) ⊕ (… ⊕ row(2))` and
+/// `right = (row(h) ⊕ …) ⊕ row(h + q - 1)` built up across the outputs.
+#[inline(always)]
+fn group_lanes<T: Float, S: Step, const B: usize>(
+    row: impl Fn(usize) -> [T; B],
+    h: usize,
+) -> [[T; B]; VERTICAL_ROWS] {
+    const R: usize = VERTICAL_ROWS;
+    let mut middle = row(R - 1);
+    for j in R..h {
+        middle = join_lanes::<T, S, B>(middle, row(j));
+    }
+    let mut v = [middle; R];
+    let mut left = row(R - 2);
+    v[R - 2] = join_lanes::<T, S, B>(left, middle);
+    for q in (0..R - 2).rev() {
+        left = join_lanes::<T, S, B>(row(q), left);
+        v[q] = join_lanes::<T, S, B>(left, middle);
+    }
+    let mut right = row(h);
+    v[1] = join_lanes::<T, S, B>(v[1], right);
+    for (q, v) in v.iter_mut().enumerate().skip(2) {
+        right = join_lanes::<T, S, B>(right, row(h + q - 1));
+        *v = join_lanes::<T, S, B>(*v, right);
+    }
+    v
+}
+
+/// Output `phase` of [`group_lanes`] alone: the same operations on the
+/// same rows (`row(j)` for `j` in `phase..phase + h`), so the same bits.
+#[inline(always)]
+fn phase_lanes<T: Float, S: Step, const B: usize>(
+    row: impl Fn(usize) -> [T; B],
+    h: usize,
+    phase: usize,
+) -> [T; B] {
+    const R: usize = VERTICAL_ROWS;
+    let mut v = row(R - 1);
+    for j in R..h {
+        v = join_lanes::<T, S, B>(v, row(j));
+    }
+    if phase < R - 1 {
+        let mut left = row(R - 2);
+        for j in (phase..R - 2).rev() {
+            left = join_lanes::<T, S, B>(row(j), left);
+        }
+        v = join_lanes::<T, S, B>(left, v);
+    }
+    if phase > 0 {
+        let mut right = row(h);
+        for j in h + 1..h + phase {
+            right = join_lanes::<T, S, B>(right, row(j));
+        }
+        v = join_lanes::<T, S, B>(v, right);
+    }
+    v
+}
 
 /// The vertical pass of `R` output rows (`out`, each as wide as a row of
 /// horizontal sums) from the rows of horizontal sums `rows`: output row
@@ -905,7 +1140,7 @@ fn horizontal<T: Float, S: Step>(
     kx: &[T],
     axis: Axis,
     out: &mut [T],
-    edge: &mut Vec<T>,
+    (edge, levels): (&mut Vec<T>, &mut Vec<T>),
 ) {
     let (n, w) = (row.len() as i64, kx.len() as i64);
     let len = out.len() as i64;
@@ -935,14 +1170,25 @@ fn horizontal<T: Float, S: Step>(
             &edge[..]
         };
         let out = &mut out[range.start as usize..range.end as usize];
-        horizontal_taps::<T, S>(window, kx, axis.stride, out);
+        horizontal_taps::<T, S>(window, kx, axis.stride, out, levels);
     }
 }
 
-/// `out[p] = Σ kx[i] · window[stride · p + i]`, added left to right.
+/// `out[p] = Σ kx[i] · window[stride · p + i]`, added left to right, or
+/// regrouped ([`horizontal_doubling`], with `levels` as its scratch) where
+/// the taps allow it and that pays.
 #[inline(always)]
-fn horizontal_taps<T: Float, S: Step>(window: &[T], kx: &[T], stride: usize, inner: &mut [T]) {
+fn horizontal_taps<T: Float, S: Step>(
+    window: &[T],
+    kx: &[T],
+    stride: usize,
+    inner: &mut [T],
+    levels: &mut Vec<T>,
+) {
     match (stride, kx.len()) {
+        (1, n) if n >= DOUBLING_TAPS && S::regroups(kx) => {
+            horizontal_doubling::<T, S>(window, n, inner, levels)
+        }
         (1, 3) => horizontal_n::<T, S, 3, 1>(window, kx, inner),
         (1, 5) => horizontal_n::<T, S, 5, 1>(window, kx, inner),
         (1, 7) => horizontal_n::<T, S, 7, 1>(window, kx, inner),
@@ -960,6 +1206,97 @@ fn horizontal_taps<T: Float, S: Step>(window: &[T], kx: &[T], stride: usize, inn
             for (i, &k) in kx.iter().enumerate().skip(1) {
                 for (p, d) in inner.iter_mut().enumerate() {
                     *d = S::next(k, window[s * p + i], *d);
+                }
+            }
+        }
+    }
+}
+
+/// Fewest taps a row of a box or an extremum runs in doubling runs
+/// ([`horizontal_doubling`]): below 9 the loads it saves are spent on the
+/// stores of its levels.
+const DOUBLING_TAPS: usize = 9;
+
+/// Outputs of a [`horizontal_doubling`] chunk: the rows of partial
+/// results it keeps stay in the first-level cache.
+const DOUBLING_CHUNK: usize = 512;
+
+/// The interior of the horizontal pass at stride 1 for taps that regroup
+/// ([`Step::regroups`]), as [`horizontal_wide`] computes it but from runs
+/// of doubling length: `t₂[i] = w[i] ⊕ w[i + 1]`, `t₄[i] = t₂[i] ⊕ t₂[i +
+/// 2]`, …, then each output joins the runs that make up its `n` taps,
+/// longest first (`t₈[p] ⊕ t₄[p + 8] ⊕ w[p + 12]` for 13 taps). Each
+/// level is one load pair, one operation and one store per output, so 13
+/// taps take 5 operations and 9 loads instead of 12 and 13. The grouping
+/// is the same for every output and every call, so a row computed in
+/// parts, or its edges through the boundary condition, get the same bits.
+#[inline(always)]
+fn horizontal_doubling<T: Float, S: Step>(
+    window: &[T],
+    n: usize,
+    out: &mut [T],
+    levels: &mut Vec<T>,
+) {
+    let top = n.ilog2() as usize;
+    let stride = DOUBLING_CHUNK + n;
+    if levels.len() < top * stride {
+        levels.resize(top * stride, T::default());
+    }
+    for (c, out) in out.chunks_mut(DOUBLING_CHUNK).enumerate() {
+        let len = out.len();
+        let w = &window[c * DOUBLING_CHUNK..c * DOUBLING_CHUNK + len + n - 1];
+        // Level `k` (runs of `2^k` taps) has `len + n - 2^k` entries.
+        for k in 1..=top {
+            let half = 1 << (k - 1);
+            let (done, rest) = levels.split_at_mut((k - 1) * stride);
+            let prev: &[T] = if k == 1 { w } else { &done[(k - 2) * stride..] };
+            let count = len + n - (1 << k);
+            let cur = &mut rest[..count];
+            let (a, b) = (&prev[..count], &prev[half..half + count]);
+            for ((d, &a), &b) in cur.iter_mut().zip(a).zip(b) {
+                *d = S::join(a, b);
+            }
+        }
+        let level = |k: usize| -> &[T] {
+            if k == 0 {
+                w
+            } else {
+                &levels[(k - 1) * stride..]
+            }
+        };
+        // The runs after the longest: the lower set bits of `n`, longest
+        // first, each at the offset where the runs before it end.
+        let mut terms = [(&w[..0], 0usize); usize::BITS as usize];
+        let mut count = 0;
+        let mut offset = 1 << top;
+        for k in (0..top).rev() {
+            if n & (1 << k) != 0 {
+                terms[count] = (level(k), offset);
+                count += 1;
+                offset += 1 << k;
+            }
+        }
+        let first = &level(top)[..len];
+        match &terms[..count] {
+            [] => out.copy_from_slice(first),
+            [(a, i)] => {
+                let a = &a[*i..i + len];
+                for ((d, &f), &a) in out.iter_mut().zip(first).zip(a) {
+                    *d = S::join(f, a);
+                }
+            }
+            [(a, i), (b, j)] => {
+                let (a, b) = (&a[*i..i + len], &b[*j..j + len]);
+                for (((d, &f), &a), &b) in out.iter_mut().zip(first).zip(a).zip(b) {
+                    *d = S::join(S::join(f, a), b);
+                }
+            }
+            more => {
+                out.copy_from_slice(first);
+                for (a, i) in more {
+                    for (d, &a) in out.iter_mut().zip(&a[*i..i + len]) {
+                        *d = S::join(*d, a);
+                    }
                 }
             }
         }
