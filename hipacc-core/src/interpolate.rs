@@ -1,8 +1,10 @@
 //! Interpolating reads: the one definition of where an interpolating
 //! accessor reads and how it weighs the pixels it reads.
 //!
-//! The evaluator and the CPU backend both call [`sample`], so they agree
-//! bit for bit; GPU code generators print the same formulas.
+//! The evaluator calls [`sample`]; the CPU backend's reads do the same
+//! `f64` operations in the same order on the pixel type's lanes, with the
+//! taps of [`taps`] tabulated per output index, so the two agree bit for
+//! bit; GPU code generators print the same formulas.
 //!
 //! # Coordinate mapping (cell-centred)
 //!
@@ -66,6 +68,7 @@ pub fn source_position(rel: i64, space: usize, acc: usize, d: i64) -> f64 {
 
 /// The taps of mode `mode` at position `p`. `Interpolation::None` reads the
 /// pixel at `floor(p + 0.5)` like `Nearest`.
+#[inline]
 pub fn taps(mode: Interpolation, p: f64) -> Taps {
     let mut weights = [0.0; MAX_TAPS];
     match mode {

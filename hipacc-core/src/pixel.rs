@@ -21,6 +21,14 @@ pub trait Pixel:
     fn to_value(self) -> Value;
     /// Converts from an evaluator value of the same type (`None` otherwise).
     fn from_value(v: Value) -> Option<Self>;
+    /// The lanes as `f64`, as interpolation weighs them (a scalar fills
+    /// lane 0, the others are 0): what [`crate::interpolate::sample`] does
+    /// through [`Value`], without it, for the CPU backend's reads.
+    fn sample_lanes(self) -> [f64; 4];
+    /// From lanes weighed in `f64`, rounded as
+    /// [`crate::interpolate::sample`] rounds: floats to nearest, integers
+    /// half away from zero, saturating.
+    fn from_sample_lanes(lanes: [f64; 4]) -> Self;
 }
 
 /// The operators of local reductions (`reduce`, `convolve`), per pixel type.
@@ -58,6 +66,14 @@ macro_rules! int_pixel {
                     Value::$st(x) => Some(x),
                     _ => None,
                 }
+            }
+            #[inline(always)]
+            fn sample_lanes(self) -> [f64; 4] {
+                [self as f64, 0.0, 0.0, 0.0]
+            }
+            #[inline(always)]
+            fn from_sample_lanes(lanes: [f64; 4]) -> Self {
+                lanes[0].round() as $t
             }
         }
         impl Reducible for $t {
@@ -105,6 +121,14 @@ macro_rules! float_pixel {
                     Value::$st(x) => Some(x),
                     _ => None,
                 }
+            }
+            #[inline(always)]
+            fn sample_lanes(self) -> [f64; 4] {
+                [self as f64, 0.0, 0.0, 0.0]
+            }
+            #[inline(always)]
+            fn from_sample_lanes(lanes: [f64; 4]) -> Self {
+                lanes[0] as $t
             }
         }
         impl Reducible for $t {
@@ -231,6 +255,15 @@ impl<T: LaneScalar> Pixel for Rgba<T> {
             )),
             _ => None,
         }
+    }
+    #[inline(always)]
+    fn sample_lanes(self) -> [f64; 4] {
+        self.to_array().map(|l| l.sample_lanes()[0])
+    }
+    #[inline(always)]
+    fn from_sample_lanes(lanes: [f64; 4]) -> Self {
+        let [r, g, b, a] = lanes.map(|l| T::from_sample_lanes([l, 0.0, 0.0, 0.0]));
+        Rgba::new(r, g, b, a)
     }
 }
 
