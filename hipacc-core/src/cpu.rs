@@ -564,40 +564,77 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         // Relative to the space origin: x + ox is the region-absolute column.
         let rel_x = (x + self.ox - self.rx) as i64;
         let rel_y = (y + self.oy - self.ry) as i64;
-        let (tx, ty) = (tables.column(rel_x, dx), tables.row(rel_y, dy));
         match tables.mode() {
-            Interpolation::Nearest | Interpolation::None => self.weigh::<1>(&tx, &ty),
-            Interpolation::Linear => self.weigh::<2>(&tx, &ty),
-            Interpolation::Cubic => self.weigh::<4>(&tx, &ty),
-            Interpolation::Lanczos3 => self.weigh::<6>(&tx, &ty),
+            Interpolation::Nearest | Interpolation::None => {
+                self.weigh::<1>(tables, rel_x, rel_y, dx, dy)
+            }
+            Interpolation::Linear => self.weigh::<2>(tables, rel_x, rel_y, dx, dy),
+            Interpolation::Cubic => self.weigh::<4>(tables, rel_x, rel_y, dx, dy),
+            Interpolation::Lanczos3 => self.weigh::<6>(tables, rel_x, rel_y, dx, dy),
         }
     }
 
-    /// The weighted sum of an interpolating read's `N x N` taps, skipping
-    /// taps of weight 0, in [`crate::interpolate::sample`]'s order; taps
-    /// that all lie inside the region are read without the boundary
-    /// condition's checks.
-    #[inline(always)]
-    fn weigh<const N: usize>(&self, tx: &Taps, ty: &Taps) -> T {
+    /// An interpolating read of a mode with `N` taps per axis, its taps
+    /// from the tables, or computed where no table covers them.
+    #[inline]
+    fn weigh<const N: usize>(
+        &self,
+        tables: &tap_tables::TapTables,
+        rel_x: i64,
+        rel_y: i64,
+        dx: i32,
+        dy: i32,
+    ) -> T {
+        if let (Some(tx), Some(ty)) = (tables.column::<N>(rel_x, dx), tables.row::<N>(rel_y, dy)) {
+            return self.weigh_taps(tx.start, tx.weights, ty.start, ty.weights);
+        }
+        let (tx, ty) = (
+            tables.column_computed(rel_x, dx),
+            tables.row_computed(rel_y, dy),
+        );
         debug_assert!(tx.len == N && ty.len == N, "bug: {N} taps expected");
-        let inside = (0..=self.rw as i64 - N as i64).contains(&tx.start)
-            && (0..=self.rh as i64 - N as i64).contains(&ty.start);
+        let first = |t: &Taps| *t.weights.first_chunk::<N>().expect("N is at most MAX_TAPS");
+        self.weigh_taps(tx.start, &first(&tx), ty.start, &first(&ty))
+    }
+
+    /// The weighted sum of the `N x N` taps from `(sx, sy)`, skipping taps
+    /// of weight 0, in [`crate::interpolate::sample`]'s order; taps that
+    /// all lie inside the region are read without the boundary condition's
+    /// checks.
+    #[inline(always)]
+    fn weigh_taps<const N: usize>(&self, sx: i64, wx: &[f64; N], sy: i64, wy: &[f64; N]) -> T {
+        let inside = (0..=self.rw as i64 - N as i64).contains(&sx)
+            && (0..=self.rh as i64 - N as i64).contains(&sy);
+        if inside {
+            self.sum_taps::<N, true>(sx, wx, sy, wy)
+        } else {
+            self.sum_taps::<N, false>(sx, wx, sy, wy)
+        }
+    }
+
+    /// [`Self::weigh_taps`] with the taps known `INSIDE` the region or not.
+    #[inline(always)]
+    fn sum_taps<const N: usize, const INSIDE: bool>(
+        &self,
+        sx: i64,
+        wx: &[f64; N],
+        sy: i64,
+        wy: &[f64; N],
+    ) -> T {
         let pixels = self.pixels();
         let mut acc = [0.0f64; 4];
-        for j in 0..N {
-            let wy = ty.weights[j];
+        for (j, &wy) in wy.iter().enumerate() {
             if wy == 0.0 {
                 continue;
             }
-            let iy = ty.start + j as i64;
+            let iy = sy + j as i64;
             let mut row = [0.0f64; 4];
-            for i in 0..N {
-                let wx = tx.weights[i];
+            for (i, &wx) in wx.iter().enumerate() {
                 if wx == 0.0 {
                     continue;
                 }
-                let ix = tx.start + i as i64;
-                let v = if inside {
+                let ix = sx + i as i64;
+                let v = if INSIDE {
                     pixels[((iy as isize + self.ry - self.row0) * self.stride
                         + ix as isize
                         + self.rx) as usize]

@@ -28,8 +28,21 @@ const CACHED: usize = 64;
 /// offset.
 type Key = (Interpolation, usize, usize, i32);
 
-/// The taps of one axis for every output index.
-type Table = Arc<[Taps]>;
+/// The taps of one axis for every output index, packed: the first tap's
+/// index and then the `taps` weights of each entry, so that a read loads
+/// one or two cache lines' worth and not a whole [`Taps`].
+pub(crate) struct Table {
+    starts: Box<[i64]>,
+    weights: Box<[f64]>,
+}
+
+/// One axis of a read: the first tap's index and the weights of the
+/// `N` taps from it.
+#[derive(Clone, Copy)]
+pub(crate) struct Axis<'t, const N: usize> {
+    pub(crate) start: i64,
+    pub(crate) weights: &'t [f64; N],
+}
 
 /// The tables of one interpolating accessor's view: built on first use of
 /// an offset, shared through the cache.
@@ -38,8 +51,8 @@ pub(crate) struct TapTables {
     /// Space and accessor extents along x and y.
     x: (usize, usize),
     y: (usize, usize),
-    columns: [OnceLock<Table>; 2 * REACH as usize + 1],
-    rows: [OnceLock<Table>; 2 * REACH as usize + 1],
+    columns: [OnceLock<Arc<Table>>; 2 * REACH as usize + 1],
+    rows: [OnceLock<Arc<Table>>; 2 * REACH as usize + 1],
 }
 
 impl TapTables {
@@ -61,37 +74,59 @@ impl TapTables {
         self.mode
     }
 
-    /// The taps along x of output column `rel` (relative to the space) at
-    /// offset `d`.
-    #[inline]
-    pub(crate) fn column(&self, rel: i64, d: i32) -> Taps {
+    /// The `N` taps along x of output column `rel` (relative to the space)
+    /// at offset `d`, or `None` where no table covers them; `N` must be the
+    /// mode's tap count.
+    #[inline(always)]
+    pub(crate) fn column<const N: usize>(&self, rel: i64, d: i32) -> Option<Axis<'_, N>> {
         axis(&self.columns, self.mode, self.x, rel, d)
     }
 
-    /// The taps along y of output row `rel` (relative to the space) at
-    /// offset `d`.
-    #[inline]
-    pub(crate) fn row(&self, rel: i64, d: i32) -> Taps {
+    /// The `N` taps along y of output row `rel` (relative to the space) at
+    /// offset `d`, or `None` where no table covers them.
+    #[inline(always)]
+    pub(crate) fn row<const N: usize>(&self, rel: i64, d: i32) -> Option<Axis<'_, N>> {
         axis(&self.rows, self.mode, self.y, rel, d)
+    }
+
+    /// The taps along x of `rel` at `d`, computed (for reads no table
+    /// covers).
+    pub(crate) fn column_computed(&self, rel: i64, d: i32) -> Taps {
+        compute(self.mode, self.x.0, self.x.1, rel, d)
+    }
+
+    /// The taps along y of `rel` at `d`, computed.
+    pub(crate) fn row_computed(&self, rel: i64, d: i32) -> Taps {
+        compute(self.mode, self.y.0, self.y.1, rel, d)
     }
 }
 
-/// The taps of index `rel` at offset `d` from `tables`, or computed where
-/// no table covers them.
-#[inline]
-fn axis(
-    tables: &[OnceLock<Table>],
+/// The `N` taps of index `rel` at offset `d` from `tables`, where one
+/// covers them.
+#[inline(always)]
+fn axis<const N: usize>(
+    tables: &[OnceLock<Arc<Table>>],
     mode: Interpolation,
     (space, acc): (usize, usize),
     rel: i64,
     d: i32,
-) -> Taps {
-    let slot = (d + REACH) as usize;
-    if (0..space as i64).contains(&rel) && slot < tables.len() {
-        let table = tables[slot].get_or_init(|| cached((mode, space, acc, d)));
-        return table[rel as usize];
+) -> Option<Axis<'_, N>> {
+    // In i64: an offset near `i32::MAX` must not wrap onto a table.
+    let slot = i64::from(d) + i64::from(REACH);
+    if !(0..space as i64).contains(&rel) || !(0..tables.len() as i64).contains(&slot) {
+        return None;
     }
-    compute(mode, space, acc, rel, d)
+    let table = tables[slot as usize].get_or_init(|| cached((mode, space, acc, d)));
+    let rel = rel as usize;
+    debug_assert_eq!(
+        table.weights.len(),
+        table.starts.len() * N,
+        "bug: {N} taps expected"
+    );
+    Some(Axis {
+        start: table.starts[rel],
+        weights: table.weights[rel * N..][..N].try_into().ok()?,
+    })
 }
 
 /// The taps [`interpolate`] defines.
@@ -103,9 +138,9 @@ fn compute(mode: Interpolation, space: usize, acc: usize, rel: i64, d: i32) -> T
 }
 
 /// The table of `key`, from the cache or built and cached.
-fn cached(key: Key) -> Table {
-    static CACHE: Mutex<Vec<(Key, Table)>> = Mutex::new(Vec::new());
-    let find = |cache: &[(Key, Table)]| {
+fn cached(key: Key) -> Arc<Table> {
+    static CACHE: Mutex<Vec<(Key, Arc<Table>)>> = Mutex::new(Vec::new());
+    let find = |cache: &[(Key, Arc<Table>)]| {
         cache
             .iter()
             .find(|(k, _)| *k == key)
@@ -115,9 +150,16 @@ fn cached(key: Key) -> Table {
         return t;
     }
     let (mode, space, acc, d) = key;
-    let table: Table = (0..space as i64)
+    let taps: Vec<Taps> = (0..space as i64)
         .map(|rel| compute(mode, space, acc, rel, d))
         .collect();
+    let table = Arc::new(Table {
+        starts: taps.iter().map(|t| t.start).collect(),
+        weights: taps
+            .iter()
+            .flat_map(|t| t.weights[..t.len].to_vec())
+            .collect(),
+    });
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(t) = find(&cache) {
         return t;
@@ -133,36 +175,49 @@ fn cached(key: Key) -> Table {
 mod tests {
     use super::*;
 
-    #[test]
-    fn tabulated_taps_are_the_computed_ones_at_any_offset_and_index() {
-        let modes = [
-            Interpolation::Nearest,
-            Interpolation::Linear,
-            Interpolation::Cubic,
-            Interpolation::Lanczos3,
-        ];
-        for mode in modes {
-            for (space, acc) in [(16, 8), (7, 13), (9, 9)] {
-                let tables = TapTables::new(mode, (space, space + 1), (acc, acc + 2));
-                for d in -REACH - 2..=REACH + 2 {
-                    for rel in -2..space as i64 + 3 {
-                        let want = compute(mode, space, acc, rel, d);
-                        let got = tables.column(rel, d);
-                        assert_eq!((got.start, got.len), (want.start, want.len));
-                        assert_eq!(
-                            got.weights.map(f64::to_bits),
-                            want.weights.map(f64::to_bits)
-                        );
-                        let want = compute(mode, space + 1, acc + 2, rel, d);
-                        let got = tables.row(rel, d);
-                        assert_eq!((got.start, got.len), (want.start, want.len));
-                        assert_eq!(
-                            got.weights.map(f64::to_bits),
-                            want.weights.map(f64::to_bits)
-                        );
-                    }
+    /// `got`, a table's taps of `rel` at `d`, are `want`'s bits, and a
+    /// table covers every index of the space at offsets within reach.
+    fn check<const N: usize>(
+        got: Option<Axis<'_, N>>,
+        want: &Taps,
+        rel: i64,
+        space: usize,
+        d: i32,
+    ) {
+        let covered = (0..space as i64).contains(&rel) && (-REACH..=REACH).contains(&d);
+        assert_eq!(got.is_some(), covered, "rel {rel}, d {d}");
+        if let Some(got) = got {
+            assert_eq!((got.start, N), (want.start, want.len));
+            assert_eq!(
+                got.weights.map(f64::to_bits)[..],
+                want.weights.map(f64::to_bits)[..N]
+            );
+        }
+    }
+
+    /// Every index and offset of tables of `mode`, which has `N` taps.
+    fn check_mode<const N: usize>(mode: Interpolation) {
+        for (space, acc) in [(16, 8), (7, 13), (9, 9)] {
+            let tables = TapTables::new(mode, (space, space + 1), (acc, acc + 2));
+            let far = [i32::MIN, i32::MIN + 1, i32::MAX - REACH, i32::MAX];
+            for d in (-REACH - 2..=REACH + 2).chain(far) {
+                for rel in -2..space as i64 + 3 {
+                    let want = compute(mode, space, acc, rel, d);
+                    assert_eq!(tables.column_computed(rel, d), want);
+                    check(tables.column::<N>(rel, d), &want, rel, space, d);
+                    let want = compute(mode, space + 1, acc + 2, rel, d);
+                    assert_eq!(tables.row_computed(rel, d), want);
+                    check(tables.row::<N>(rel, d), &want, rel, space + 1, d);
                 }
             }
         }
+    }
+
+    #[test]
+    fn tabulated_taps_are_the_computed_ones_at_any_offset_and_index() {
+        check_mode::<1>(Interpolation::Nearest);
+        check_mode::<2>(Interpolation::Linear);
+        check_mode::<4>(Interpolation::Cubic);
+        check_mode::<6>(Interpolation::Lanczos3);
     }
 }
