@@ -551,8 +551,9 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
     /// pixel type's own lanes rather than through [`crate::ir::Value`] and a
     /// fetch closure, with the taps from tables rather than a division, a
     /// `floor` and the kernel's weights per read (together about 150 cycles
-    /// per read before).
-    #[inline]
+    /// per read before). Out of line: one copy per pixel type rather than
+    /// per read of every kernel body.
+    #[inline(never)]
     fn read_interpolated(
         &self,
         tables: &tap_tables::TapTables,
@@ -574,9 +575,10 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         }
     }
 
-    /// An interpolating read of a mode with `N` taps per axis, its taps
-    /// from the tables, or computed where no table covers them.
-    #[inline]
+    /// An interpolating read of a mode with `N` taps per axis: its taps
+    /// from the tables and read unchecked where all lie inside the region,
+    /// or [`Self::weigh_near_edges`].
+    #[inline(always)]
     fn weigh<const N: usize>(
         &self,
         tables: &tap_tables::TapTables,
@@ -586,33 +588,52 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         dy: i32,
     ) -> T {
         if let (Some(tx), Some(ty)) = (tables.column::<N>(rel_x, dx), tables.row::<N>(rel_y, dy)) {
-            return self.weigh_taps(tx.start, tx.weights, ty.start, ty.weights);
+            if self.taps_inside::<N>(tx.start, ty.start) {
+                return self.sum_taps::<N, true>(tx.start, tx.weights, ty.start, ty.weights);
+            }
         }
+        self.weigh_near_edges::<N>(tables, rel_x, rel_y, dx, dy)
+    }
+
+    /// The reads [`Self::weigh`] leaves: taps computed rather than
+    /// tabulated (the same bits), and read through the boundary condition
+    /// unless all lie inside. Out of line, so that the common read stays
+    /// small: these are the few pixels near the edges, and offsets beyond
+    /// the tables.
+    #[inline(never)]
+    fn weigh_near_edges<const N: usize>(
+        &self,
+        tables: &tap_tables::TapTables,
+        rel_x: i64,
+        rel_y: i64,
+        dx: i32,
+        dy: i32,
+    ) -> T {
         let (tx, ty) = (
             tables.column_computed(rel_x, dx),
             tables.row_computed(rel_y, dy),
         );
         debug_assert!(tx.len == N && ty.len == N, "bug: {N} taps expected");
         let first = |t: &Taps| *t.weights.first_chunk::<N>().expect("N is at most MAX_TAPS");
-        self.weigh_taps(tx.start, &first(&tx), ty.start, &first(&ty))
-    }
-
-    /// The weighted sum of the `N x N` taps from `(sx, sy)`, skipping taps
-    /// of weight 0, in [`crate::interpolate::sample`]'s order; taps that
-    /// all lie inside the region are read without the boundary condition's
-    /// checks.
-    #[inline(always)]
-    fn weigh_taps<const N: usize>(&self, sx: i64, wx: &[f64; N], sy: i64, wy: &[f64; N]) -> T {
-        let inside = (0..=self.rw as i64 - N as i64).contains(&sx)
-            && (0..=self.rh as i64 - N as i64).contains(&sy);
-        if inside {
-            self.sum_taps::<N, true>(sx, wx, sy, wy)
+        let (wx, wy) = (first(&tx), first(&ty));
+        if self.taps_inside::<N>(tx.start, ty.start) {
+            self.sum_taps::<N, true>(tx.start, &wx, ty.start, &wy)
         } else {
-            self.sum_taps::<N, false>(sx, wx, sy, wy)
+            self.sum_taps::<N, false>(tx.start, &wx, ty.start, &wy)
         }
     }
 
-    /// [`Self::weigh_taps`] with the taps known `INSIDE` the region or not.
+    /// Whether the `N x N` taps from `(sx, sy)` all lie inside the region.
+    #[inline(always)]
+    fn taps_inside<const N: usize>(&self, sx: i64, sy: i64) -> bool {
+        (0..=self.rw as i64 - N as i64).contains(&sx)
+            && (0..=self.rh as i64 - N as i64).contains(&sy)
+    }
+
+    /// The weighted sum of the `N x N` taps from `(sx, sy)`, skipping taps
+    /// of weight 0, in [`crate::interpolate::sample`]'s order; taps known
+    /// `INSIDE` the region are read without the boundary condition's
+    /// checks.
     #[inline(always)]
     fn sum_taps<const N: usize, const INSIDE: bool>(
         &self,
