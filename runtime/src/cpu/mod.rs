@@ -39,13 +39,20 @@
 //!    order-keeping operations ([`plain_extremes`]), runs each interior row
 //!    whose source rows hold neither NaN nor negative zero ([`row_scan`])
 //!    in [`InteriorPlain`]: `min` and `max` are then one `minps`/`maxps`,
-//!    with the same bits as Rust's NaN-aware forms.
+//!    with the same bits as Rust's NaN-aware forms;
+//! 7. for a kernel with an interpolating accessor, whose reads map output
+//!    pixels to other positions, bounds the interior by the other
+//!    accessors' reads and runs it one pixel at a time in
+//!    [`InteriorInterpolating`]: the interpolating reads check their taps
+//!    inline there, the others read unchecked.
 
 mod dense;
 mod exp;
 pub(crate) mod fused;
 mod given;
 mod interior;
+#[cfg(test)]
+mod interpolating_tests;
 mod plain_extremes;
 mod plan;
 pub(crate) mod replay;
@@ -57,10 +64,10 @@ mod taps;
 
 use crate::Result;
 use hipacc_core::cpu::{
-    AnyShape, Border, FullShape, Interior as Unchecked, InteriorPlain, LeftRight, ReadMode, Rolled,
-    TopBottom, WindowShape,
+    AnyShape, Border, FullShape, Interior as Unchecked, InteriorInterpolating, InteriorPlain,
+    LeftRight, ReadMode, Rolled, TopBottom, WindowShape,
 };
-use hipacc_core::{Bindings, IterationSpace, Kernel, KernelBody};
+use hipacc_core::{Bindings, Interpolation, IterationSpace, Kernel, KernelBody};
 use interior::Interior;
 use plan::LoopShape;
 use rayon::prelude::*;
@@ -214,13 +221,16 @@ pub(crate) fn prepare<K: Kernel>(
     check_aliasing::<K>(&bindings, space.image().id())?;
     let plan = plan::plan(kernel, &bindings)?;
     let rect = space.rect();
+    // Interpolating accessors check their own reads in the interior
+    // ([`InteriorInterpolating`]): the others' reads bound it.
     let inner = interior::interior(
         rect,
         bindings
             .accessors
             .iter()
-            .map(|a| a.region)
-            .zip(plan.reaches.iter().copied()),
+            .zip(plan.reaches.iter().copied())
+            .filter(|(a, _)| a.slot.interpolation == Interpolation::None)
+            .map(|(a, reach)| (a.region, reach)),
     );
     let window = if K::RUNTIME_WINDOWS {
         window_shape(&bindings)
@@ -337,6 +347,7 @@ impl Prepared {
         Launch {
             inner: &self.inner,
             shape: self.plan.shape,
+            interpolating: self.plan.interpolating,
             cols: self.rect.x..self.rect.x + self.rect.width,
             y0,
             width: self.width,
@@ -404,6 +415,8 @@ fn written_out(window: Option<(u32, u32)>) -> bool {
 struct Launch<'p> {
     inner: &'p Interior,
     shape: LoopShape,
+    /// The interior reads in [`InteriorInterpolating`].
+    interpolating: bool,
     /// The output columns.
     cols: std::ops::Range<usize>,
     /// The first output row.
@@ -458,7 +471,16 @@ impl Launch<'_> {
                 }
                 #[cfg(test)]
                 plain_extremes::PLAIN_ROWS.with(|n| n.set(n.get() + usize::from(plain)));
-                if plain {
+                if self.interpolating {
+                    run_row::<K, S, InteriorInterpolating>(
+                        views,
+                        self.inner,
+                        self.shape,
+                        self.cols.start,
+                        y,
+                        row,
+                    );
+                } else if plain {
                     run_row::<K, S, InteriorPlain>(
                         views,
                         self.inner,
@@ -517,7 +539,8 @@ fn band_rows(width: usize, height: usize) -> usize {
 /// corners around a `TopBottom` middle. The
 /// interior reads in mode `I`: [`Unchecked`], or [`InteriorPlain`] where
 /// the launch proved that the body's `min` and `max` see neither NaN nor
-/// negative zero there.
+/// negative zero there, or [`InteriorInterpolating`] where an accessor
+/// interpolates.
 fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
@@ -549,6 +572,16 @@ fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
     }
     edge_loop::<K, LeftRight>(views, x0, y, left);
     let (xs, yi) = (a as isize, y as isize);
+    if I::INTERPOLATING {
+        // One pixel at a time, windows as loops: each interpolating read
+        // is inlined once per read of the body, not once per window
+        // position and loop.
+        #[cfg(test)]
+        interpolating_tests::PIXELS.with(|n| n.set(n.get() + middle.len()));
+        plain_loop::<K, Rolled, I>(views, xs, yi, middle);
+        edge_loop::<K, LeftRight>(views, b, y, right);
+        return;
+    }
     // The first few pixels run alone: the vector loops then start at a
     // 32-byte aligned output address, so that no vector store (AVX2 at
     // most) splits a cache line, and the pairs at an even column.

@@ -87,6 +87,9 @@ pub(crate) struct Plan {
     /// negative zeros before an interior row runs the body's `min` and
     /// `max` as the plain compare-and-select; `None` where the body cannot ([`super::plain_extremes`]).
     pub(crate) plain_extremes: Option<Arc<super::plain_extremes::Checked>>,
+    /// Some accessor interpolates: the interior runs in
+    /// [`hipacc_core::cpu::InteriorInterpolating`].
+    pub(crate) interpolating: bool,
 }
 
 fn cache() -> &'static Mutex<HashMap<Key, Plan>> {
@@ -144,6 +147,10 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
         convolution: convolution(&ir),
         split: super::split::program(&ir).map(Arc::new),
         plain_extremes: super::plain_extremes::checked(&ir).map(Arc::new),
+        interpolating: ir
+            .accessors
+            .iter()
+            .any(|a| a.interpolation != Interpolation::None),
         reaches,
         shape: if upsampling {
             LoopShape::Pairs
