@@ -16,11 +16,13 @@
 //!   is unbounded: the boundary condition on both axes of every read, using
 //!   the index maths of [`crate::boundary`].
 //!
-//! An accessor with an [`Interpolation`] other than `None` is always read in
-//! `Border` mode (the backend gives it an unbounded footprint): each read
-//! maps the output pixel cell-centred into the accessor's region and
-//! weighs the taps as [`crate::interpolate`] defines, applying the boundary
-//! condition to every tap.
+//! An accessor with an [`Interpolation`] other than `None` maps each output
+//! pixel cell-centred into its region and weighs the taps as
+//! [`crate::interpolate`] defines, applying the boundary condition to every
+//! tap. Its reads do not bound the interior (they map to other positions):
+//! there they run in [`InteriorInterpolating`], each checking its taps, or,
+//! in the columns and rows where the launch found every tap inside
+//! ([`interpolated_inside`]), in [`InteriorTapsInside`] with no check.
 
 use crate::boundary::BoundaryMode;
 use crate::image::ReadGuard;
@@ -50,11 +52,21 @@ pub trait ReadMode: 'static {
     /// An interpolating accessor's reads sample inline, each checked
     /// against the region ([`InteriorInterpolating`]).
     const INTERPOLATING: bool = false;
+    /// An interpolating accessor's taps are tabulated and inside the
+    /// region: its reads check nothing ([`InteriorTapsInside`]).
+    const TAPS_INSIDE: bool = false;
+    /// The mode of the pixels of this mode's region where every
+    /// interpolating read's taps lie inside: [`InteriorTapsInside`] for
+    /// [`InteriorInterpolating`], the mode itself for the others, so that
+    /// a loop naming it compiles no new instance of a kernel body without
+    /// interpolating accessors.
+    type TapsInside: ReadMode;
 }
 
 /// Reads known to be inside the image: no checks.
 pub enum Interior {}
 impl ReadMode for Interior {
+    type TapsInside = Self;
     const CHECK_X: bool = false;
     const CHECK_Y: bool = false;
 }
@@ -63,6 +75,7 @@ impl ReadMode for Interior {
 /// the body NaN or a negative zero (see [`Extremes`]).
 pub enum InteriorPlain {}
 impl ReadMode for InteriorPlain {
+    type TapsInside = Self;
     const CHECK_X: bool = false;
     const CHECK_Y: bool = false;
     const PLAIN_EXTREMES: bool = true;
@@ -77,14 +90,55 @@ impl ReadMode for InteriorPlain {
 /// `Nearest` read cost about three times a hand-written loop's.
 pub enum InteriorInterpolating {}
 impl ReadMode for InteriorInterpolating {
+    type TapsInside = InteriorTapsInside;
     const CHECK_X: bool = false;
     const CHECK_Y: bool = false;
     const INTERPOLATING: bool = true;
 }
 
+/// [`InteriorInterpolating`] reads where the launch found every tap of
+/// every interpolating read tabulated and inside its accessor's region
+/// ([`interpolated_inside`]): the reads look their taps up and sum them
+/// with no check and no call, so that LLVM hoists a row's taps out of the
+/// row loop, as a hand-written upsampling loop does.
+pub enum InteriorTapsInside {}
+impl ReadMode for InteriorTapsInside {
+    type TapsInside = Self;
+    const CHECK_X: bool = false;
+    const CHECK_Y: bool = false;
+    const INTERPOLATING: bool = true;
+    const TAPS_INSIDE: bool = true;
+}
+
+/// The output indices `0..space` (relative to the iteration space's
+/// origin) whose taps, read at offset `d` with `mode` from an accessor of
+/// extent `acc`, all lie inside it and are tabulated: where every
+/// interpolating read of a pixel has such taps on both axes, it may be
+/// read in [`InteriorTapsInside`]. `None` for offsets the tables do not
+/// reach.
+///
+/// ```
+/// use hipacc_core::cpu::interpolated_inside;
+/// use hipacc_core::Interpolation;
+/// // Upsampling 4 -> 8 linearly: output 0 reads position -0.25, whose
+/// // taps -1 and 0 leave the accessor; so does output 7 (3.25: 3, 4).
+/// assert_eq!(interpolated_inside(Interpolation::Linear, 8, 4, 0), Some(1..7));
+/// assert_eq!(interpolated_inside(Interpolation::Nearest, 8, 4, 0), Some(0..8));
+/// assert_eq!(interpolated_inside(Interpolation::Nearest, 8, 4, 1000), None);
+/// ```
+pub fn interpolated_inside(
+    mode: Interpolation,
+    space: usize,
+    acc: usize,
+    d: i32,
+) -> Option<std::ops::Range<usize>> {
+    tap_tables::inside(mode, space, acc, d)
+}
+
 /// Reads whose rows are inside the image: columns checked.
 pub enum LeftRight {}
 impl ReadMode for LeftRight {
+    type TapsInside = Self;
     const CHECK_X: bool = true;
     const CHECK_Y: bool = false;
 }
@@ -92,6 +146,7 @@ impl ReadMode for LeftRight {
 /// Reads whose columns are inside the image: rows checked.
 pub enum TopBottom {}
 impl ReadMode for TopBottom {
+    type TapsInside = Self;
     const CHECK_X: bool = false;
     const CHECK_Y: bool = true;
 }
@@ -99,6 +154,7 @@ impl ReadMode for TopBottom {
 /// Reads that may leave the image: boundary condition on both axes.
 pub enum Border {}
 impl ReadMode for Border {
+    type TapsInside = Self;
     const CHECK_X: bool = true;
     const CHECK_Y: bool = true;
 }
@@ -117,12 +173,15 @@ pub trait CpuRead {
     ///
     /// # Safety
     /// With `M = Interior` (or `InteriorPlain`, or `InteriorInterpolating`
-    /// for an accessor that does not interpolate) the read must be inside
-    /// the accessor's region,
+    /// and `InteriorTapsInside` for an accessor that does not interpolate)
+    /// the read must be inside the accessor's region,
     /// and its position and the output pixel's coordinates must fit in
-    /// `i32`. The other modes have no precondition; they return the boundary
-    /// condition's value only on the axes they check, so a read must be
-    /// inside on the others to give it.
+    /// `i32`. With `M = InteriorTapsInside`, an interpolating accessor's
+    /// read must have its offset within the tap tables and its taps
+    /// inside the region ([`interpolated_inside`]). The other modes have
+    /// no precondition; they return the boundary condition's value only
+    /// on the axes they check, so a read must be inside on the others to
+    /// give it.
     unsafe fn read<M: ReadMode>(&self, x: isize, y: isize, dx: i32, dy: i32) -> Self::Out;
 
     /// [`CpuRead::read`] for an offset the body computes as an affine
@@ -611,6 +670,66 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
         }
     }
 
+    /// [`Self::read_interpolated`] where the taps are known tabulated and
+    /// inside the region ([`InteriorTapsInside`]): no check and no call,
+    /// so nothing in a row loop of such reads stops LLVM from hoisting the
+    /// row's taps.
+    ///
+    /// # Safety
+    /// `(x, y)` must be inside the space, `(dx, dy)` within the tables'
+    /// reach, and the taps inside the region ([`interpolated_inside`]).
+    #[inline(always)]
+    unsafe fn read_taps_inside(
+        &self,
+        tables: &tap_tables::TapTables,
+        x: isize,
+        y: isize,
+        dx: i32,
+        dy: i32,
+    ) -> T {
+        let (rel_x, rel_y) = self.space_relative(x, y);
+        // SAFETY: the caller's contract.
+        unsafe {
+            match tables.mode() {
+                Interpolation::Nearest | Interpolation::None => {
+                    self.weigh_inside::<1>(tables, rel_x, rel_y, dx, dy)
+                }
+                Interpolation::Linear => self.weigh_inside::<2>(tables, rel_x, rel_y, dx, dy),
+                Interpolation::Cubic => self.weigh_inside::<4>(tables, rel_x, rel_y, dx, dy),
+                Interpolation::Lanczos3 => self.weigh_inside::<6>(tables, rel_x, rel_y, dx, dy),
+            }
+        }
+    }
+
+    /// [`Self::weigh`] where the taps are known tabulated and inside.
+    ///
+    /// # Safety
+    /// As [`Self::read_taps_inside`], with `N` the mode's tap count.
+    #[inline(always)]
+    unsafe fn weigh_inside<const N: usize>(
+        &self,
+        tables: &tap_tables::TapTables,
+        rel_x: i64,
+        rel_y: i64,
+        dx: i32,
+        dy: i32,
+    ) -> T {
+        // SAFETY: the caller's contract.
+        let (tx, ty) = unsafe {
+            (
+                tables.column_unchecked::<N>(rel_x, dx),
+                tables.row_unchecked::<N>(rel_y, dy),
+            )
+        };
+        debug_assert!(
+            self.taps_inside::<N>(tx.start, ty.start),
+            "bug: taps ({}, {}) of ({rel_x}, {rel_y}) at ({dx}, {dy}) leave the region",
+            tx.start,
+            ty.start
+        );
+        self.sum_taps::<N, true>(tx.start, tx.weights, ty.start, ty.weights)
+    }
+
     /// Output pixel `(x, y)` relative to the iteration space's origin, as
     /// the tap tables index it.
     #[inline(always)]
@@ -703,9 +822,15 @@ impl<'a, T: Pixel> AccessorView<'a, T> {
                 }
                 let ix = sx + i as i64;
                 let v = if INSIDE {
-                    pixels[((iy as isize + self.ry - self.row0) * self.stride
+                    let i = ((iy as isize + self.ry - self.row0) * self.stride
                         + ix as isize
-                        + self.rx) as usize]
+                        + self.rx) as usize;
+                    debug_assert!(i < pixels.len(), "bug: tap ({ix}, {iy}) beyond the pixels");
+                    // SAFETY: the caller checked the taps inside the region,
+                    // which is inside the pixels held (checked in `in_space`);
+                    // unchecked, so that no panic path in a row loop of reads
+                    // keeps LLVM from hoisting the row's taps.
+                    unsafe { *pixels.get_unchecked(i) }
                 } else {
                     self.read_region::<Border>(ix, iy)
                 };
@@ -741,6 +866,10 @@ impl<T: Pixel> CpuRead for AccessorView<'_, T> {
     ) -> T {
         if M::INTERPOLATING {
             if let Some(tables) = &self.taps {
+                if M::TAPS_INSIDE {
+                    // SAFETY: the caller's contract for `InteriorTapsInside`.
+                    return unsafe { self.read_taps_inside(tables, x, y, dx, dy) };
+                }
                 return self.read_interpolated_inline(tables, x, y, dx, dy);
             }
         }

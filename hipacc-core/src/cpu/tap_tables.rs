@@ -21,6 +21,7 @@
 
 use crate::interpolate::{self, Taps};
 use crate::Interpolation;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// Offsets `-REACH..=REACH` have tables; reads further out compute their
@@ -41,6 +42,9 @@ type Key = (Interpolation, usize, usize, i32);
 pub(crate) struct Table {
     starts: Box<[i64]>,
     weights: Box<[f64]>,
+    /// The output indices whose taps all lie inside the accessor: the
+    /// first tap is monotone in the index, so they are one range.
+    inside: Range<usize>,
 }
 
 /// One axis of a read: the first tap's index and the weights of the
@@ -101,6 +105,26 @@ impl TapTables {
         axis(&self.rows, self.y, rel, d)
     }
 
+    /// [`Self::column`] where the caller knows a table covers the taps.
+    ///
+    /// # Safety
+    /// `rel` must be inside the space and `d` within `-REACH..=REACH`.
+    #[inline(always)]
+    pub(crate) unsafe fn column_unchecked<const N: usize>(&self, rel: i64, d: i32) -> Axis<'_, N> {
+        // SAFETY: the caller's contract.
+        unsafe { axis_unchecked(&self.columns, rel, d) }
+    }
+
+    /// [`Self::row`] where the caller knows a table covers the taps.
+    ///
+    /// # Safety
+    /// As [`Self::column_unchecked`].
+    #[inline(always)]
+    pub(crate) unsafe fn row_unchecked<const N: usize>(&self, rel: i64, d: i32) -> Axis<'_, N> {
+        // SAFETY: the caller's contract.
+        unsafe { axis_unchecked(&self.rows, rel, d) }
+    }
+
     /// The taps along x of `rel` at `d`, computed (for reads no table
     /// covers).
     pub(crate) fn column_computed(&self, rel: i64, d: i32) -> Taps {
@@ -140,6 +164,50 @@ fn axis<const N: usize>(
     })
 }
 
+/// [`axis`] without its checks, which the caller has made.
+///
+/// # Safety
+/// `rel` must index the tables' space and `d` be within `-REACH..=REACH`.
+#[inline(always)]
+unsafe fn axis_unchecked<const N: usize>(tables: &[Arc<Table>], rel: i64, d: i32) -> Axis<'_, N> {
+    debug_assert!(
+        (-REACH..=REACH).contains(&d),
+        "bug: offset {d} beyond the tables"
+    );
+    // SAFETY: the caller's contract; a table holds `N` weights per index.
+    unsafe {
+        let table = tables.get_unchecked((d + REACH) as usize);
+        let rel = rel as usize;
+        debug_assert!(
+            rel < table.starts.len(),
+            "bug: index {rel} beyond the table"
+        );
+        debug_assert_eq!(
+            table.weights.len(),
+            table.starts.len() * N,
+            "bug: {N} taps expected"
+        );
+        Axis {
+            start: *table.starts.get_unchecked(rel),
+            weights: &*table.weights.as_ptr().add(rel * N).cast::<[f64; N]>(),
+        }
+    }
+}
+
+/// The output indices `0..space` at offset `d` whose `mode` taps all lie
+/// inside `0..acc`, or `None` where `d` is beyond the tables (those reads
+/// compute their taps and check them).
+pub(crate) fn inside(
+    mode: Interpolation,
+    space: usize,
+    acc: usize,
+    d: i32,
+) -> Option<Range<usize>> {
+    (-REACH..=REACH)
+        .contains(&d)
+        .then(|| cached((mode, space, acc, d)).inside.clone())
+}
+
 /// The taps [`interpolate`] defines.
 fn compute(mode: Interpolation, space: usize, acc: usize, rel: i64, d: i32) -> Taps {
     interpolate::taps(
@@ -164,7 +232,11 @@ fn cached(key: Key) -> Arc<Table> {
     let taps: Vec<Taps> = (0..space as i64)
         .map(|rel| compute(mode, space, acc, rel, d))
         .collect();
+    let is_inside = |t: &Taps| t.start >= 0 && t.start + t.len as i64 <= acc as i64;
+    let first = taps.iter().position(is_inside).unwrap_or(taps.len());
+    let end = first + taps[first..].iter().take_while(|t| is_inside(t)).count();
     let table = Arc::new(Table {
+        inside: first..end,
         starts: taps.iter().map(|t| t.start).collect(),
         weights: taps
             .iter()
@@ -220,7 +292,41 @@ mod tests {
                     assert_eq!(tables.row_computed(rel, d), want);
                     check(tables.row::<N>(rel, d), &want, rel, space + 1, d);
                 }
+                check_inside::<N>(&tables, mode, space, acc, d);
             }
+        }
+    }
+
+    /// `inside` holds exactly the indices whose computed taps lie inside
+    /// the accessor, and the unchecked lookups are the checked ones.
+    fn check_inside<const N: usize>(
+        tables: &TapTables,
+        mode: Interpolation,
+        space: usize,
+        acc: usize,
+        d: i32,
+    ) {
+        let got = inside(mode, space, acc, d);
+        if !(-REACH..=REACH).contains(&d) {
+            assert_eq!(got, None, "d {d}");
+            return;
+        }
+        let got = got.expect("offsets within reach have tables");
+        for rel in 0..space {
+            let t = compute(mode, space, acc, rel as i64, d);
+            let want = t.start >= 0 && t.start + t.len as i64 <= acc as i64;
+            assert_eq!(
+                got.contains(&rel),
+                want,
+                "{mode:?} {space} -> {acc}, d {d}, rel {rel}"
+            );
+            let checked = tables.column::<N>(rel as i64, d).expect("covered");
+            // SAFETY: `rel` is inside the space and `d` within reach.
+            let unchecked = unsafe { tables.column_unchecked::<N>(rel as i64, d) };
+            assert_eq!(
+                (checked.start, checked.weights),
+                (unchecked.start, unchecked.weights)
+            );
         }
     }
 

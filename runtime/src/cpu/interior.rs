@@ -52,7 +52,7 @@ impl Reach {
     }
 
     /// True when the ranges hold no offset (the accessor is never read).
-    fn reads_nothing(&self) -> bool {
+    pub(crate) fn reads_nothing(&self) -> bool {
         self.x.lo > self.x.hi || self.y.lo > self.y.hi
     }
 }
@@ -133,7 +133,8 @@ fn axis(len: usize, origin: usize, r: AxisReach) -> Range<usize> {
     let clip = |v: f64| v.min(usize::MAX as f64 / 2.0) as usize;
     clip(start)..clip(end)
 }
-fn intersect(a: Range<usize>, b: Range<usize>) -> Range<usize> {
+/// The positions in both `a` and `b`.
+pub(crate) fn intersect(a: Range<usize>, b: Range<usize>) -> Range<usize> {
     let start = a.start.max(b.start);
     let end = a.end.min(b.end);
     if end <= start {

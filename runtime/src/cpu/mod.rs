@@ -44,7 +44,9 @@
 //!    pixels to other positions, bounds the interior by the other
 //!    accessors' reads and runs it one pixel at a time in
 //!    [`InteriorInterpolating`]: the interpolating reads check their taps
-//!    inline there, the others read unchecked.
+//!    inline there, the others read unchecked; and where every tap of
+//!    every interpolating read lies inside ([`taps_inside`]), in
+//!    [`hipacc_core::cpu::InteriorTapsInside`], which checks nothing.
 
 mod dense;
 mod exp;
@@ -61,6 +63,7 @@ mod separable;
 pub(crate) mod simd;
 mod split;
 mod taps;
+mod taps_inside;
 
 use crate::Result;
 use hipacc_core::cpu::{
@@ -198,6 +201,9 @@ impl Ready {
 pub(crate) struct Prepared {
     plan: plan::Plan,
     inner: Interior,
+    /// Where every interpolating read's taps lie inside (see
+    /// [`taps_inside`]); empty without interpolating accessors.
+    taps: Interior,
     /// See [`window_shape`]; `None` also for kernels without run-time
     /// sized windows.
     window: Option<(u32, u32)>,
@@ -232,6 +238,14 @@ pub(crate) fn prepare<K: Kernel>(
             .filter(|(a, _)| a.slot.interpolation == Interpolation::None)
             .map(|(a, reach)| (a.region, reach)),
     );
+    let taps = taps_inside::taps_inside(
+        rect,
+        bindings
+            .accessors
+            .iter()
+            .zip(plan.interpolated.iter().copied())
+            .map(|(a, reach)| (a.slot.interpolation, a.region, reach)),
+    );
     let window = if K::RUNTIME_WINDOWS {
         window_shape(&bindings)
     } else {
@@ -240,6 +254,7 @@ pub(crate) fn prepare<K: Kernel>(
     Ok(Prepared {
         plan,
         inner,
+        taps,
         window,
         per_tap: K::RUNTIME_WINDOWS && !written_out(window),
         rect,
@@ -346,6 +361,7 @@ impl Prepared {
     fn launch(&self, y0: usize, band: usize, serial: bool) -> Launch<'_> {
         Launch {
             inner: &self.inner,
+            taps: &self.taps,
             shape: self.plan.shape,
             interpolating: self.plan.interpolating,
             cols: self.rect.x..self.rect.x + self.rect.width,
@@ -414,6 +430,8 @@ fn written_out(window: Option<(u32, u32)>) -> bool {
 /// How a launch splits its output rows, and what each row needs.
 struct Launch<'p> {
     inner: &'p Interior,
+    /// Where the interpolating reads' taps lie inside.
+    taps: &'p Interior,
     shape: LoopShape,
     /// The interior reads in [`InteriorInterpolating`].
     interpolating: bool,
@@ -475,6 +493,7 @@ impl Launch<'_> {
                     run_row::<K, S, InteriorInterpolating>(
                         views,
                         self.inner,
+                        self.taps,
                         self.shape,
                         self.cols.start,
                         y,
@@ -484,6 +503,7 @@ impl Launch<'_> {
                     run_row::<K, S, InteriorPlain>(
                         views,
                         self.inner,
+                        self.taps,
                         self.shape,
                         self.cols.start,
                         y,
@@ -493,6 +513,7 @@ impl Launch<'_> {
                     run_row::<K, S, Unchecked>(
                         views,
                         self.inner,
+                        self.taps,
                         self.shape,
                         self.cols.start,
                         y,
@@ -544,6 +565,7 @@ fn band_rows(width: usize, height: usize) -> usize {
 fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
     views: &K::CpuViews<'_>,
     inner: &Interior,
+    taps: &Interior,
     shape: LoopShape,
     x0: usize,
     y: usize,
@@ -575,10 +597,26 @@ fn run_row<K: KernelBody, S: WindowShape, I: ReadMode>(
     if I::INTERPOLATING {
         // One pixel at a time, windows as loops: each interpolating read
         // is inlined once per read of the body, not once per window
-        // position and loop.
+        // position and loop. The columns whose taps all lie inside read
+        // them unchecked.
+        let (fa, fb) = match taps.rows.contains(&y) {
+            true => {
+                let fa = taps.cols.start.clamp(a, b);
+                (fa, taps.cols.end.clamp(fa, b))
+            }
+            false => (b, b),
+        };
+        let (checked, rest) = middle.split_at_mut(fa - a);
+        let (inside, after) = rest.split_at_mut(fb - fa);
         #[cfg(test)]
-        interpolating_tests::PIXELS.with(|n| n.set(n.get() + middle.len()));
-        plain_loop::<K, Rolled, I>(views, xs, yi, middle);
+        interpolating_tests::PIXELS.with(|n| n.set(n.get() + (b - a)));
+        #[cfg(test)]
+        interpolating_tests::TAPS_INSIDE.with(|n| n.set(n.get() + inside.len()));
+        // One instance of the checked loop for both ends.
+        for (x, part) in [(a, checked), (fb, after)] {
+            plain_loop::<K, Rolled, I>(views, x as isize, yi, part);
+        }
+        plain_loop::<K, Rolled, I::TapsInside>(views, fa as isize, yi, inside);
         edge_loop::<K, LeftRight>(views, b, y, right);
         return;
     }

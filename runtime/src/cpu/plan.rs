@@ -90,6 +90,10 @@ pub(crate) struct Plan {
     /// Some accessor interpolates: the interior runs in
     /// [`hipacc_core::cpu::InteriorInterpolating`].
     pub(crate) interpolating: bool,
+    /// The offsets each interpolating accessor is read at (in field
+    /// order; `None` for the others, and where they are not constant),
+    /// which bound where its taps lie inside ([`super::taps_inside`]).
+    pub(crate) interpolated: Arc<[Option<Reach>]>,
 }
 
 fn cache() -> &'static Mutex<HashMap<Key, Plan>> {
@@ -116,16 +120,19 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
         return Ok(hit.clone());
     }
     let ir = kernel.ir()?;
-    let reaches: Arc<[Option<Reach>]> = affine_footprints(&ir)
-        .into_iter()
-        .zip(&ir.accessors)
-        .map(|(f, slot)| match slot.interpolation {
-            Interpolation::None => f.map(reach_of),
-            // Interpolating reads map output pixels to other image positions:
-            // their window is not an offset range of the output pixel.
-            _ => None,
-        })
-        .collect();
+    let footprints = affine_footprints(&ir);
+    let reach_if = |plain: bool| -> Arc<[Option<Reach>]> {
+        footprints
+            .iter()
+            .copied()
+            .zip(&ir.accessors)
+            .map(|(f, slot)| f.filter(|_| (slot.interpolation == Interpolation::None) == plain))
+            .map(|f| f.map(reach_of))
+            .collect()
+    };
+    // Interpolating reads map output pixels to other image positions: their
+    // window is not an offset range of the output pixel.
+    let reaches = reach_if(true);
     let widest = reaches
         .iter()
         .flatten()
@@ -151,6 +158,7 @@ pub(crate) fn plan<K: Kernel>(kernel: &K, bindings: &Bindings) -> Result<Plan> {
             .accessors
             .iter()
             .any(|a| a.interpolation != Interpolation::None),
+        interpolated: reach_if(false),
         reaches,
         shape: if upsampling {
             LoopShape::Pairs
