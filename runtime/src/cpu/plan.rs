@@ -91,8 +91,9 @@ pub(crate) struct Plan {
     /// [`hipacc_core::cpu::InteriorInterpolating`].
     pub(crate) interpolating: bool,
     /// The offsets each interpolating accessor is read at (in field
-    /// order; `None` for the others, and where they are not constant),
-    /// which bound where its taps lie inside ([`super::taps_inside`]).
+    /// order; `None` for the others, and where they are not affine),
+    /// which bound where its taps lie inside ([`super::taps_inside`]:
+    /// only constant offsets do).
     pub(crate) interpolated: Arc<[Option<Reach>]>,
 }
 
