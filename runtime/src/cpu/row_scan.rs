@@ -99,8 +99,9 @@ impl<'a> RowScan<'a> {
     }
 
     /// Starts fetching the rows that output row `y` of the interior reads
-    /// and that are not scanned yet, so that they arrive while the row
-    /// before is computed: a scan waits on memory, a row's body mostly
+    /// and that are not scanned yet, so that they arrive while the rows
+    /// before it are computed (the launch asks `SCAN_AHEAD` rows
+    /// ahead): a scan waits on memory, a row's body mostly
     /// does not, and the two then overlap.
     pub(crate) fn prefetch(&self, y: usize) {
         for s in &self.sources {
