@@ -14,7 +14,9 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+mod host;
 mod rects;
+pub use host::HostPixels;
 pub use rects::ByteRect;
 
 /// A device-side copy of an image, owned by a backend.
@@ -42,7 +44,7 @@ pub trait DeviceBuffer: Any + Send + Sync {
 /// Where an image's pixels are and which copy is current.
 pub struct Storage<T> {
     /// Host pixels, row-major, `width * height` of them.
-    pub host: Vec<T>,
+    pub host: HostPixels<T>,
     /// The host copy is current.
     pub host_valid: bool,
     /// The device copy, if a backend made one.
@@ -141,8 +143,7 @@ impl<T: Pixel> Image<T> {
     /// A `width x height` image of default (zero) pixels.
     pub fn new(width: usize, height: usize) -> Result<Image<T>> {
         let len = checked_len(width, height)?;
-        let mut data = huge_pages::vec_with_capacity(len);
-        data.resize(len, T::default());
+        let data = HostPixels::with(len, |v| v.resize(v.len() + len, T::default()));
         Ok(Self::wrap(width, height, data))
     }
 
@@ -162,11 +163,11 @@ impl<T: Pixel> Image<T> {
             });
         }
         huge_pages::advise_slice(&data);
-        Ok(Self::wrap(width, height, data))
+        Ok(Self::wrap(width, height, HostPixels::from_vec(data)))
     }
 
     /// An image of `data`, which holds exactly `width * height` pixels.
-    fn wrap(width: usize, height: usize, data: Vec<T>) -> Image<T> {
+    fn wrap(width: usize, height: usize, data: HostPixels<T>) -> Image<T> {
         Image {
             shared: Arc::new(ImageShared {
                 width,
@@ -185,12 +186,13 @@ impl<T: Pixel> Image<T> {
     /// An image whose pixel `(x, y)` is `f(x, y)`.
     pub fn from_fn(width: usize, height: usize, f: impl Fn(usize, usize) -> T) -> Result<Image<T>> {
         let len = checked_len(width, height)?;
-        let mut data = huge_pages::vec_with_capacity(len);
-        data.extend(
-            (0..height)
-                .flat_map(|y| (0..width).map(move |x| (x, y)))
-                .map(|(x, y)| f(x, y)),
-        );
+        let data = HostPixels::with(len, |v| {
+            v.extend(
+                (0..height)
+                    .flat_map(|y| (0..width).map(move |x| (x, y)))
+                    .map(|(x, y)| f(x, y)),
+            )
+        });
         Ok(Self::wrap(width, height, data))
     }
 

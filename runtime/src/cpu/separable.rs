@@ -750,16 +750,19 @@ super::simd::dispatch! {
         let sw = space.width;
         let sy = taps.y.stride;
         let len = (sy * (rows - 1) + h) * sw;
-        let lanes = SCRATCH_ALIGN / std::mem::size_of::<T>();
+        let size = std::mem::size_of::<T>();
+        let period = ALIAS_PERIOD / size;
         // Every row is written by the horizontal pass before the vertical
         // one reads it, so old contents are kept rather than cleared.
-        if buf.len() < len + lanes {
-            buf.resize(len + lanes, T::default());
+        if buf.len() < len + period {
+            buf.resize(len + period, T::default());
         }
-        // Elements to skip so that the first row starts on a cache line.
-        let skip = buf.as_ptr().align_offset(SCRATCH_ALIGN).min(lanes);
-        let buf = &mut buf[skip..skip + len];
         let top = (sy * first) as i64 + taps.y.base - cy;
+        let read = src.row(top).unwrap_or(src.pixels).as_ptr() as usize;
+        let written = band.as_ptr() as usize + space.x * size;
+        let want = farthest_from(read, written);
+        let skip = (want + ALIAS_PERIOD - buf.as_ptr() as usize % ALIAS_PERIOD) % ALIAS_PERIOD;
+        let buf = &mut buf[skip / size..skip / size + len];
         let (mut edge, mut levels) = (Vec::new(), Vec::new());
         for (s, hrow) in buf.chunks_exact_mut(sw).enumerate() {
             match src.row(top + s as i64) {
@@ -802,6 +805,27 @@ super::simd::dispatch! {
             i += n;
         }
     }
+}
+
+/// Addresses this far apart share their low bits, which is all a load's
+/// check against older stores compares before it waits for them.
+const ALIAS_PERIOD: usize = 4096;
+
+/// The cache-line start in the [`ALIAS_PERIOD`] farthest from both `a` and
+/// `b`: where the band's rows start. The horizontal pass stores each row
+/// a little behind where it loads the source, and the vertical pass loads
+/// the rows a little ahead of where it stores the output; a band that
+/// started just after the source, or just before the output, in the
+/// period would make those loads wait on unrelated stores (4K aliasing).
+fn farthest_from(a: usize, b: usize) -> usize {
+    let (a, b) = (a % ALIAS_PERIOD, b % ALIAS_PERIOD);
+    let (lo, hi) = (a.min(b), a.max(b));
+    let mid = if hi - lo >= ALIAS_PERIOD / 2 {
+        lo + (hi - lo) / 2
+    } else {
+        hi + (ALIAS_PERIOD - (hi - lo)) / 2
+    };
+    mid % ALIAS_PERIOD / SCRATCH_ALIGN * SCRATCH_ALIGN
 }
 
 /// Output rows the vertical pass computes together. Each source row of
@@ -1392,6 +1416,28 @@ fn horizontal_blocks<T: Float, S: Step, const R: usize, const B: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The band starts on a cache line, at least a quarter of the period
+    /// from the source and the output whatever their offsets, and half
+    /// the period away where they share one.
+    #[test]
+    fn band_starts_far_from_source_and_output_in_the_period() {
+        let distance = |p: usize, q: usize| {
+            let d = (p + ALIAS_PERIOD - q % ALIAS_PERIOD) % ALIAS_PERIOD;
+            d.min(ALIAS_PERIOD - d)
+        };
+        assert_eq!(farthest_from(16, 16), 2048);
+        assert_eq!(farthest_from(8192 + 16, 4096 + 16), 2048);
+        for a in (0..ALIAS_PERIOD).step_by(80) {
+            for b in (0..ALIAS_PERIOD).step_by(48) {
+                let at = farthest_from(a + 3 * ALIAS_PERIOD, b);
+                assert_eq!(at % SCRATCH_ALIGN, 0, "{a} {b}");
+                assert!(at < ALIAS_PERIOD);
+                let near = distance(at, a).min(distance(at, b));
+                assert!(near + SCRATCH_ALIGN >= ALIAS_PERIOD / 4, "{a} {b}: {at}");
+            }
+        }
+    }
 
     #[test]
     fn bands_fit_the_scratch_budget() {
